@@ -1,0 +1,593 @@
+// The C++ emitter.
+#include "codegen/cpp_codegen.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "codegen/c_names.h"
+#include "ir/arith.h"
+#include "lower/packing.h"
+
+namespace ansor {
+
+namespace {
+
+// Local buffers up to this size live on the stack; larger ones come from the workspace.
+constexpr int64_t kStackBufferBytes = 128 * 1024;
+// Unrolled loops are written out statement by statement while that emits at most this many
+// statements; longer ones are left to the compiler's unroller.
+constexpr int64_t kExplicitUnrollLimit = 1024;
+
+std::string compute_type(DType t) { return std::string(dtype_compute_type(t)); }
+
+bool has_load(const Expr& e) { return !collect_loads(e).empty(); }
+
+class CppEmitter {
+ public:
+  explicit CppEmitter(const LoweredKernel& k) : kernel_(k) {}
+
+  // The function `linkage symbol(params)` running the kernel's loop program.
+  std::string run(const std::vector<ParamDecl>& params, const std::string& linkage, const std::string& symbol) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      names_.unique(params[i].name);
+      buffer_names_[kernel_.buffers[kernel_.params[i]].name] = params[i].name;
+    }
+    for (auto& b : kernel_.buffers)
+      if (b.scope != BufferScope::Param) buffer_names_[b.name] = names_.unique(b.name);
+
+    out_ += fmt::format("{} {} {{\n", linkage, c_prototype(params, symbol, true));
+    indent_ = 1;
+    line("int ansor_status = 0;");
+    emit_workspace_begin();
+    stmt(kernel_.body);
+    line("return ansor_status;");
+    out_ += "}\n";
+    return out_;
+  }
+
+ private:
+  void line(const std::string& s) {
+    out_.append(indent_ * 2, ' ');
+    out_ += s;
+    out_ += '\n';
+  }
+
+  const Buffer& buffer(const std::string& name) const {
+    const Buffer* b = kernel_.find_buffer(name);
+    if (!b) throw std::logic_error("codegen: unknown buffer " + name);
+    return *b;
+  }
+
+  // All root intermediates share one workspace block, carved at 64-byte boundaries.
+  void emit_workspace_begin() {
+    int64_t offset = 0;
+    std::vector<std::pair<const Buffer*, int64_t>> carve;
+    for (auto& b : kernel_.buffers) {
+      if (b.scope != BufferScope::Workspace) continue;
+      carve.push_back({&b, offset});
+      offset += (b.num_elements() * dtype_bytes(b.dtype) + 63) / 64 * 64;
+    }
+    if (carve.empty()) return;
+    line("ansor_rt::Workspace ansor_workspace_owner;");
+    line(fmt::format("char* ansor_workspace = ansor_workspace_owner.alloc<char>({});", offset));
+    line("if (!ansor_workspace) return 1;");
+    for (auto& [b, off] : carve)
+      line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_workspace + {});", dtype_c_type(b->dtype), buffer_names_[b->name],
+                       dtype_c_type(b->dtype), off));
+  }
+
+  void set_failed() {
+    line(parallel_depth_ > 0 ? "__atomic_store_n(&ansor_status, 1, __ATOMIC_RELAXED);" : "ansor_status = 1;");
+  }
+
+  std::string var_name(const VarNode* v) {
+    auto it = var_names_.find(v);
+    if (it != var_names_.end()) return it->second;
+    return var_names_[v] = names_.unique(v->name);
+  }
+
+  void stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::For: emit_for(*s->as<ForNode>()); break;
+      case StmtKind::Store: emit_store(*s->as<StoreNode>()); break;
+      case StmtKind::Allocate: emit_allocate(*s->as<AllocateNode>()); break;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        line(fmt::format("if ({}) {{", expr(i->cond)));
+        ++indent_;
+        stmt(i->then_case);
+        --indent_;
+        if (i->else_case) {
+          line("} else {");
+          ++indent_;
+          stmt(i->else_case);
+          --indent_;
+        }
+        line("}");
+        break;
+      }
+      case StmtKind::Seq:
+        for (auto& x : s->as<SeqNode>()->stmts) stmt(x);
+        break;
+      case StmtKind::Barrier: break;  // CPU code runs one thread per block: nothing to wait for
+    }
+  }
+
+  void emit_for(const ForNode& f) {
+    ranges_[f.var.get()] = Interval::range(f.extent);
+    if (f.extent == 1) {
+      // A loop of one iteration is its body with the variable fixed at 0.
+      stmt(substitute(f.body, {{f.var.get(), int_imm(0)}}));
+      return;
+    }
+    if (f.for_kind == ForKind::Unrolled && f.extent * emitted_statements(f.body) <= kExplicitUnrollLimit) {
+      for (int64_t i = 0; i < f.extent; ++i) stmt(substitute(f.body, {{f.var.get(), int_imm(i)}}));
+      return;
+    }
+    std::string v = var_name(f.var.get());
+    if (f.for_kind == ForKind::Parallel) {
+      line(fmt::format("ansor_rt::parallel_for({}, [&](int64_t ansor_begin, int64_t ansor_end) {{", f.extent));
+      ++indent_;
+      ++parallel_depth_;
+      line(fmt::format("for (int64_t {} = ansor_begin; {} < ansor_end; ++{}) {{", v, v, v));
+      ++indent_;
+      stmt(f.body);
+      --indent_;
+      line("}");
+      --parallel_depth_;
+      --indent_;
+      line("});");
+      return;
+    }
+    if (f.for_kind == ForKind::Vectorized && emit_vector_loop(f)) return;
+    if (f.for_kind == ForKind::Vectorized) line("ANSOR_VECTORIZE_LOOP");
+    if (f.for_kind == ForKind::Unrolled) line("ANSOR_UNROLL_LOOP");
+    line(fmt::format("for (int64_t {} = 0; {} < {}; ++{}) {{", v, v, f.extent, v));
+    ++indent_;
+    stmt(f.body);
+    --indent_;
+    line("}");
+  }
+
+  // ---- Vectorised loops ----
+  // A vectorised loop whose body is stores (possibly under conditions that do not depend on the
+  // loop) becomes one statement per store on vector values: contiguous accesses are vector
+  // loads and stores, values that do not depend on the loop are broadcast, and what has no
+  // vector form is assembled lane by lane. Other bodies keep the loop with a hint.
+
+  static bool is_native_vector_type(DType t) { return t == DType::F32 || t == DType::F64; }
+
+  // The coefficient of v in a flattened index when the index is linear in v, else nullopt.
+  std::optional<int64_t> linear_coef(const Expr& flat, const VarNode* v) const {
+    LinearForm f = linearize(flat);
+    int64_t coef = 0;
+    for (auto& t : f.terms) {
+      if (t.atom.get() == v) {
+        coef = t.coef;
+      } else if (uses_var(t.atom, v)) {
+        return std::nullopt;
+      }
+    }
+    return coef;
+  }
+
+  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const {
+    Expr flat = int_imm(0);
+    for (size_t d = 0; d < idx.size(); ++d) flat = add(flat, mul(idx[d], int_imm(b.strides[d])));
+    return simplify(flat, ranges_);
+  }
+
+  bool vectorizable(const Stmt& s, const VarNode* v) const {
+    switch (s->kind) {
+      case StmtKind::Store: {
+        auto* st = s->as<StoreNode>();
+        const Buffer& b = buffer(st->buffer);
+        if (b.dtype == DType::Bool) return false;
+        // Each lane must store its own element, or updates of one element would be lost.
+        std::optional<int64_t> coef = linear_coef(flat_expr(b, st->indices), v);
+        return coef && *coef != 0;
+      }
+      case StmtKind::Seq:
+        for (auto& x : s->as<SeqNode>()->stmts)
+          if (!vectorizable(x, v)) return false;
+        return true;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        return !uses_var(i->cond, v) && vectorizable(i->then_case, v) && (!i->else_case || vectorizable(i->else_case, v));
+      }
+      default: return false;
+    }
+  }
+
+  bool emit_vector_loop(const ForNode& f) {
+    int64_t lanes = f.extent;
+    if (lanes < 2 || lanes > 64 || (lanes & (lanes - 1)) != 0 || !vectorizable(f.body, f.var.get())) return false;
+    emit_vector_stmt(f.body, f.var.get(), static_cast<int>(lanes));
+    return true;
+  }
+
+  void emit_vector_stmt(const Stmt& s, const VarNode* v, int lanes) {
+    switch (s->kind) {
+      case StmtKind::Seq:
+        for (auto& x : s->as<SeqNode>()->stmts) emit_vector_stmt(x, v, lanes);
+        return;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        line(fmt::format("if ({}) {{", expr(i->cond)));
+        ++indent_;
+        emit_vector_stmt(i->then_case, v, lanes);
+        --indent_;
+        if (i->else_case) {
+          line("} else {");
+          ++indent_;
+          emit_vector_stmt(i->else_case, v, lanes);
+          --indent_;
+        }
+        line("}");
+        return;
+      }
+      default: break;
+    }
+    auto* st = s->as<StoreNode>();
+    const Buffer& b = buffer(st->buffer);
+    std::string type = compute_type(b.dtype);
+    std::string value = vector_value(st->value, v, lanes, true).code;
+    Expr flat = flat_expr(b, st->indices);
+    const std::string& name = buffer_names_[b.name];
+    if (is_native_vector_type(b.dtype) && linear_coef(flat, v) == 1) {
+      line(fmt::format("ansor_rt::vstore<{}, {}>(&{}[{}], {});", type, lanes, name, lane_index(flat, v, 0), value));
+      return;
+    }
+    line("{");
+    ++indent_;
+    line(fmt::format("const ansor_rt::vec<{}, {}> ansor_lanes = {};", type, lanes, value));
+    for (int lane = 0; lane < lanes; ++lane) {
+      std::string x = fmt::format("ansor_lanes[{}]", lane);
+      if (b.dtype == DType::F16) x = fmt::format("ansor_rt::f32_to_f16({})", x);
+      if (b.dtype == DType::BF16) x = fmt::format("ansor_rt::f32_to_bf16({})", x);
+      line(fmt::format("{}[{}] = {};", name, lane_index(flat, v, lane), x));
+    }
+    --indent_;
+    line("}");
+  }
+
+  std::string lane_index(const Expr& flat, const VarNode* v, int lane) {
+    return index_expr(simplify(substitute(flat, {{v, int_imm(lane)}}), ranges_));
+  }
+
+  struct VectorCode {
+    std::string code;
+    bool is_vector;
+  };
+
+  std::string broadcast(const VectorCode& c, DType t, int lanes) {
+    return c.is_vector ? c.code : fmt::format("ansor_rt::vbroadcast<{}, {}>({})", compute_type(t), lanes, c.code);
+  }
+
+  // The value of e in every lane, as a vector when it depends on v (or when `as_vector`).
+  VectorCode vector_value(const Expr& e, const VarNode* v, int lanes, bool as_vector = false) {
+    if (!uses_var(e, v)) {
+      VectorCode scalar{expr(e), false};
+      return as_vector ? VectorCode{broadcast(scalar, e->dtype, lanes), true} : scalar;
+    }
+    std::string type = compute_type(e->dtype);
+    if (is_native_vector_type(e->dtype)) {
+      switch (e->kind) {
+        case ExprKind::Load: {
+          auto* l = e->as<LoadNode>();
+          const Buffer& b = buffer(l->tensor);
+          Expr flat = flat_expr(b, l->indices);
+          if (is_native_vector_type(b.dtype) && linear_coef(flat, v) == 1)
+            return {fmt::format("ansor_rt::vload<{}, {}>(&{}[{}])", type, lanes, buffer_names_[b.name], lane_index(flat, v, 0)), true};
+          break;
+        }
+        case ExprKind::Binary: {
+          auto* b = e->as<BinaryNode>();
+          if (is_comparison(b->op) || is_logical(b->op) || b->op == BinaryOp::Mod) break;
+          VectorCode x = vector_value(b->a, v, lanes), y = vector_value(b->b, v, lanes);
+          if (b->op == BinaryOp::Min || b->op == BinaryOp::Max)
+            return {fmt::format("ansor_rt::{}<{}, {}>({}, {})", b->op == BinaryOp::Min ? "vmin" : "vmax", type, lanes,
+                                broadcast(x, e->dtype, lanes), broadcast(y, e->dtype, lanes)),
+                    true};
+          return {fmt::format("({} {} {})", x.code, binary_op_symbol(b->op), y.code), true};
+        }
+        case ExprKind::Unary:
+          if (e->as<UnaryNode>()->op == UnaryOp::Neg) return {fmt::format("(-{})", vector_value(e->as<UnaryNode>()->operand, v, lanes).code), true};
+          break;
+        case ExprKind::Call: {
+          auto* c = e->as<CallNode>();
+          if (c->args.size() != 1) break;
+          std::string arg = broadcast(vector_value(c->args[0], v, lanes), e->dtype, lanes);
+          return {fmt::format("ansor_rt::vmap<{}, {}>({}, []({} ansor_x) {{ return {}; }})", type, lanes, arg, type,
+                              math_call_text(c->fn, e->dtype, {"ansor_x"})),
+                  true};
+        }
+        case ExprKind::Select: {
+          auto* s = e->as<SelectNode>();
+          auto* cmp = s->cond->as<BinaryNode>();
+          // A comparison of values of the select's own type gives a mask of the right width.
+          if (!cmp || !is_comparison(cmp->op) || cmp->a->dtype != e->dtype) break;
+          std::string a = broadcast(vector_value(cmp->a, v, lanes), e->dtype, lanes);
+          std::string b = broadcast(vector_value(cmp->b, v, lanes), e->dtype, lanes);
+          return {fmt::format("(({} {} {}) ? {} : {})", a, binary_op_symbol(cmp->op), b,
+                              broadcast(vector_value(s->true_value, v, lanes), e->dtype, lanes),
+                              broadcast(vector_value(s->false_value, v, lanes), e->dtype, lanes)),
+                  true};
+        }
+        case ExprKind::Cast: {
+          const Expr& inner = e->as<CastNode>()->value;
+          if (!is_native_vector_type(inner->dtype)) break;
+          return {fmt::format("__builtin_convertvector({}, ansor_rt::vec<{}, {}>)", broadcast(vector_value(inner, v, lanes), inner->dtype, lanes),
+                              type, lanes),
+                  true};
+        }
+        default: break;
+      }
+    }
+    // Lane by lane: the scalar expression with the loop variable at each lane's value.
+    std::vector<std::string> parts;
+    for (int lane = 0; lane < lanes; ++lane) parts.push_back(expr(simplify(substitute(e, {{v, int_imm(lane)}}), ranges_)));
+    return {fmt::format("ansor_rt::vec<{}, {}>{{{}}}", type, lanes, fmt::join(parts, ", ")), true};
+  }
+
+  // Statements the emitter writes for s, explicit unrolling included.
+  static int64_t emitted_statements(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::Store:
+      case StmtKind::Barrier: return 1;
+      case StmtKind::Allocate: return emitted_statements(s->as<AllocateNode>()->body);
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        return 1 + emitted_statements(i->then_case) + (i->else_case ? emitted_statements(i->else_case) : 0);
+      }
+      case StmtKind::Seq: {
+        int64_t n = 0;
+        for (auto& x : s->as<SeqNode>()->stmts) n = std::min(kExplicitUnrollLimit + 1, n + emitted_statements(x));
+        return n;
+      }
+      case StmtKind::For: {
+        auto* f = s->as<ForNode>();
+        int64_t body = emitted_statements(f->body);
+        bool expanded = f->extent == 1 || (f->for_kind == ForKind::Unrolled && f->extent * body <= kExplicitUnrollLimit);
+        return expanded ? f->extent * body : 1 + body;
+      }
+    }
+    return 1;
+  }
+
+  void emit_allocate(const AllocateNode& a) {
+    const Buffer& b = buffer(a.buffer);
+    const std::string& name = buffer_names_[b.name];
+    std::string type(dtype_c_type(b.dtype));
+    int64_t bytes = b.num_elements() * dtype_bytes(b.dtype);
+    line("{");
+    ++indent_;
+    if (bytes <= kStackBufferBytes) {
+      line(fmt::format("alignas(64) {} {}[{}];", type, name, b.num_elements()));
+      stmt(a.body);
+    } else {
+      line(fmt::format("ansor_rt::Workspace {}_owner;", name));
+      line(fmt::format("{}* {} = {}_owner.alloc<{}>({});", type, name, name, type, b.num_elements()));
+      line(fmt::format("if ({}) {{", name));
+      ++indent_;
+      stmt(a.body);
+      --indent_;
+      line("} else {");
+      ++indent_;
+      set_failed();
+      --indent_;
+      line("}");
+    }
+    --indent_;
+    line("}");
+  }
+
+  std::string flat_index(const Buffer& b, const std::vector<Expr>& idx) {
+    Expr flat = int_imm(0);
+    for (size_t d = 0; d < idx.size(); ++d) flat = add(flat, mul(idx[d], int_imm(b.strides[d])));
+    return index_expr(simplify(flat, ranges_));
+  }
+
+  void emit_store(const StoreNode& s) {
+    const Buffer& b = buffer(s.buffer);
+    std::string value = expr(s.value);
+    if (b.dtype == DType::F16) value = fmt::format("ansor_rt::f32_to_f16({})", value);
+    if (b.dtype == DType::BF16) value = fmt::format("ansor_rt::f32_to_bf16({})", value);
+    line(fmt::format("{}[{}] = {};", buffer_names_[b.name], flat_index(b, s.indices), value));
+  }
+
+  // ---- Expressions ----
+
+  bool provably_nonneg(const Expr& e) const { return bound_of(e, ranges_).min >= 0; }
+
+  // Index arithmetic: bounded, so plain C++ operators; floor division only where needed.
+  std::string index_expr(const Expr& e) {
+    if (auto* b = e->as<BinaryNode>()) {
+      std::string x = index_expr(b->a), y = index_expr(b->b);
+      switch (b->op) {
+        case BinaryOp::Div:
+          if (provably_nonneg(b->a) && provably_nonneg(b->b)) return fmt::format("({} / {})", x, y);
+          return fmt::format("ansor_rt::floordiv<int64_t>({}, {})", x, y);
+        case BinaryOp::Mod:
+          if (provably_nonneg(b->a) && provably_nonneg(b->b)) return fmt::format("({} % {})", x, y);
+          return fmt::format("ansor_rt::floormod<int64_t>({}, {})", x, y);
+        case BinaryOp::Min: return fmt::format("std::min<int64_t>({}, {})", x, y);
+        case BinaryOp::Max: return fmt::format("std::max<int64_t>({}, {})", x, y);
+        default: return fmt::format("({} {} {})", x, binary_op_symbol(b->op), y);
+      }
+    }
+    return expr(e);
+  }
+
+  static std::string int_literal(int64_t v, DType t) {
+    bool wide = v > INT32_MAX || v < INT32_MIN;
+    std::string digits = v == INT64_MIN ? "(-9223372036854775807LL - 1)" : std::to_string(v) + (wide ? "LL" : "");
+    if (t == kIndexType || t == DType::I32) return v < 0 ? "(" + digits + ")" : digits;
+    return fmt::format("static_cast<{}>({})", compute_type(t), digits);
+  }
+
+  static std::string float_literal(double v, DType t) {
+    bool is_double = t == DType::F64;
+    std::string type = is_double ? "double" : "float";
+    if (std::isnan(v)) return fmt::format("std::numeric_limits<{}>::quiet_NaN()", type);
+    if (std::isinf(v)) return fmt::format("({}std::numeric_limits<{}>::infinity())", v < 0 ? "-" : "", type);
+    std::string s = is_double ? fmt::format("{}", v) : fmt::format("{}", static_cast<float>(v));
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    if (!is_double) s += "f";
+    return v < 0 ? "(" + s + ")" : s;
+  }
+
+  std::string math_call(const CallNode& c) {
+    std::vector<std::string> args;
+    for (auto& a : c.args) args.push_back(expr(a));
+    return math_call_text(c.fn, c.dtype, args);
+  }
+
+  static std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) {
+    std::string joined = fmt::format("{}", fmt::join(args, ", "));
+    switch (fn) {
+      case MathFn::Rsqrt:
+      case MathFn::Sigmoid:
+      case MathFn::Gelu:
+      case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
+      case MathFn::Abs:
+        if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
+        return fmt::format("std::abs({})", joined);
+      default: return fmt::format("std::{}({})", math_fn_name(fn), joined);
+    }
+  }
+
+  std::string binary(const Expr& e) {
+    const BinaryNode& b = *e->as<BinaryNode>();
+    std::string x = expr(b.a), y = expr(b.b);
+    DType t = b.a->dtype;
+    std::string type = compute_type(t);
+    bool int_values = dtype_is_int(t) && (has_load(b.a) || has_load(b.b));
+    switch (b.op) {
+      case BinaryOp::Add:
+      case BinaryOp::Sub:
+      case BinaryOp::Mul:
+        if (int_values) {
+          // Signed overflow is undefined in C++; tensor arithmetic wraps, as in numpy.
+          if (t == DType::I32 || t == DType::I64) {
+            const char* fn = b.op == BinaryOp::Add ? "wrapping_add" : b.op == BinaryOp::Sub ? "wrapping_sub" : "wrapping_mul";
+            return fmt::format("ansor_rt::{}<{}>({}, {})", fn, type, x, y);
+          }
+          return fmt::format("static_cast<{}>({} {} {})", type, x, binary_op_symbol(b.op), y);
+        }
+        if (dtype_is_int(t)) return index_expr(e);
+        return fmt::format("({} {} {})", x, binary_op_symbol(b.op), y);
+      case BinaryOp::Div:
+        if (dtype_is_float(t)) return fmt::format("({} / {})", x, y);
+        if (!int_values) return index_expr(e);
+        return fmt::format("ansor_rt::floordiv<{}>({}, {})", type, x, y);
+      case BinaryOp::Mod:
+        if (dtype_is_float(t)) return fmt::format("ansor_rt::fmod_floor({}, {})", x, y);
+        if (!int_values) return index_expr(e);
+        return fmt::format("ansor_rt::floormod<{}>({}, {})", type, x, y);
+      case BinaryOp::Min: return fmt::format("std::min<{}>({}, {})", type, x, y);
+      case BinaryOp::Max: return fmt::format("std::max<{}>({}, {})", type, x, y);
+      default: return fmt::format("({} {} {})", x, binary_op_symbol(b.op), y);
+    }
+  }
+
+  std::string expr(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::IntImm: {
+        int64_t v = e->as<IntImmNode>()->value;
+        if (e->dtype == DType::Bool) return v ? "true" : "false";
+        return int_literal(v, e->dtype);
+      }
+      case ExprKind::FloatImm: return float_literal(e->as<FloatImmNode>()->value, e->dtype);
+      case ExprKind::Var: return var_name(e->as<VarNode>());
+      case ExprKind::Load: {
+        auto* l = e->as<LoadNode>();
+        const Buffer& b = buffer(l->tensor);
+        std::string access = fmt::format("{}[{}]", buffer_names_[b.name], flat_index(b, l->indices));
+        if (b.dtype == DType::F16) return fmt::format("ansor_rt::f16_to_f32({})", access);
+        if (b.dtype == DType::BF16) return fmt::format("ansor_rt::bf16_to_f32({})", access);
+        return access;
+      }
+      case ExprKind::Unary: {
+        auto* u = e->as<UnaryNode>();
+        if (u->op == UnaryOp::Not) return fmt::format("(!{})", expr(u->operand));
+        if (dtype_is_int(e->dtype) && e->dtype != kIndexType && e->dtype != DType::I32)
+          return fmt::format("static_cast<{}>(-{})", compute_type(e->dtype), expr(u->operand));
+        return fmt::format("(-{})", expr(u->operand));
+      }
+      case ExprKind::Binary: return binary(e);
+      case ExprKind::Select: {
+        auto* s = e->as<SelectNode>();
+        return fmt::format("({} ? {} : {})", expr(s->cond), expr(s->true_value), expr(s->false_value));
+      }
+      case ExprKind::Call: return math_call(*e->as<CallNode>());
+      case ExprKind::Cast: {
+        std::string value = expr(e->as<CastNode>()->value);
+        // f16 and bf16 values are computed in float, but a conversion to them rounds.
+        if (e->dtype == DType::F16) return fmt::format("ansor_rt::f16_to_f32(ansor_rt::f32_to_f16({}))", value);
+        if (e->dtype == DType::BF16) return fmt::format("ansor_rt::bf16_to_f32(ansor_rt::f32_to_bf16({}))", value);
+        return fmt::format("static_cast<{}>({})", compute_type(e->dtype), value);
+      }
+      case ExprKind::Reduce: throw std::logic_error("codegen: reduction left in a lowered program");
+    }
+    return "";
+  }
+
+  const LoweredKernel& kernel_;
+  std::string out_;
+  int indent_ = 0;
+  int parallel_depth_ = 0;
+  NameTable names_;
+  std::map<std::string, std::string> buffer_names_;
+  std::unordered_map<const VarNode*, std::string> var_names_;
+  RangeMap ranges_;
+};
+
+}  // namespace
+
+std::string emit_cpp_kernel(const LoweredKernel& kernel, const std::vector<ParamDecl>& params, const std::string& symbol) {
+  std::string out = CppEmitter(kernel).run(params, "static", "ansor_kernel_impl");
+  std::vector<std::string> plain_args, packed_setup;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamDecl& p = params[i];
+    plain_args.push_back(p.name);
+    if (!p.is_const) continue;
+    std::string type(dtype_c_type(p.dtype));
+    std::string pack_symbol = fmt::format("{}_pack_{}", symbol, p.tensor);
+    const PackedLayout* layout = kernel.find_packed(p.tensor);
+    int64_t elements = 1;
+    for (int64_t e : layout ? layout->shape : p.shape) elements *= e;
+    std::vector<ParamDecl> pack_params = {p, p};
+    pack_params[1].name = p.name + "_packed";
+    pack_params[1].is_output = true;
+    out += "\n";
+    if (layout) {
+      LoweredKernel packing = lower_packing(*layout, p.dtype, p.shape, pack_symbol);
+      out += CppEmitter(packing).run(pack_params, "extern \"C\"", pack_symbol);
+      packed_setup.push_back(fmt::format("  {0}* {1}_packed = ansor_workspace_owner.alloc<{0}>({2});\n  if (!{1}_packed) return 1;\n"
+                                         "  {3}({1}, {1}_packed);\n",
+                                         type, p.name, elements, pack_symbol));
+      plain_args.back() = p.name + "_packed";
+    } else {
+      out += fmt::format("extern \"C\" {} {{\n  std::memcpy({}_packed, {}, sizeof({}) * {});\n  return 0;\n}}\n",
+                         c_prototype(pack_params, pack_symbol, true), p.name, p.name, type, elements);
+    }
+    out += fmt::format("extern \"C\" int64_t {}_{}_packed_elements(void) {{ return {}; }}\n", symbol, p.tensor, elements);
+  }
+  std::vector<std::string> names;
+  for (auto& p : params) names.push_back(p.name);
+  out += fmt::format("\nextern \"C\" {} {{\n  return ansor_kernel_impl({});\n}}\n", c_prototype(params, symbol + "_packed", true),
+                     fmt::join(names, ", "));
+  out += fmt::format("\nextern \"C\" {} {{\n", c_prototype(params, symbol, true));
+  if (!packed_setup.empty()) out += "  ansor_rt::Workspace ansor_workspace_owner;\n";
+  for (auto& s : packed_setup) out += s;
+  out += fmt::format("  return ansor_kernel_impl({});\n}}\n", fmt::join(plain_args, ", "));
+  return out;
+}
+
+}  // namespace ansor

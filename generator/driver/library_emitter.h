@@ -1,0 +1,54 @@
+// Emitting a kernel library: the header with every kernel's prototype, one C++ source per
+// kernel, and a registry source that lists the kernels for generic callers.
+//
+// The CMake integration writes the header, the registry and per-kernel fragments of
+// kernels.def at configure time (`ansor-gen configure`), and each kernel's source in a build
+// step of its own (`ansor-gen emit FRAGMENT --kernel K`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "driver/tuning_session.h"
+#include "lang/program.h"
+
+namespace ansor {
+
+enum class ScheduleKind { Best, Default, Naive, Random };
+
+struct EmitOptions {
+  std::string lib_name;
+  std::string out_dir;
+  std::vector<std::string> kernels;  // empty: all
+  ScheduleKind schedule = ScheduleKind::Best;
+  uint64_t seed = 0;
+  SessionOptions session;    // cache, target, compiler: where `best` looks for records
+  int trials = 0;            // with `best`: tune this many trials for a kernel without a record
+  bool header_only = false;  // the header and the registry, no kernel sources
+};
+
+// What emit_library did, for the CLI to report.
+struct EmitReport {
+  std::vector<std::string> written;    // files whose content changed
+  std::vector<std::string> unchanged;  // files already up to date
+  std::vector<std::string> notes;      // per kernel: where its schedule came from
+};
+
+// Throws CompileError for unknown kernels; writes nothing unless every kernel emits. Tuning
+// progress (with `trials`) goes to `progress`.
+EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress);
+
+// The header of the library (every kernel of the program).
+std::string library_header(const Program& program, const std::string& lib_name);
+// The registry source: `LIB_kernels()` over every kernel of the program.
+std::string library_registry(const Program& program, const std::string& lib_name);
+
+// Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
+// `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
+EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir);
+
+// `LIB_K.cpp`, the source of one kernel.
+std::string kernel_source_name(const std::string& lib_name, const std::string& kernel);
+
+}  // namespace ansor

@@ -1,0 +1,57 @@
+// Lazily created compiler, target and measurer, and record lookups.
+#include "driver/tuning_session.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace ansor {
+
+TuningSession::TuningSession(SessionOptions options) : options_(std::move(options)) {}
+
+const KernelCompiler& TuningSession::compiler() {
+  if (!compiler_) compiler_ = make_kernel_compiler(options_.compiler, options_.flags);
+  return *compiler_;
+}
+
+const Target& TuningSession::target() {
+  if (!target_) target_ = resolve_target(options_.target, compiler());
+  return *target_;
+}
+
+SamplerContext TuningSession::sampler_context() { return SamplerContext::for_target(target()); }
+
+Measurer& TuningSession::measurer() {
+  if (!measurer_) {
+    MeasureOptions m;
+    m.min_seconds = options_.min_seconds;
+    m.worker_path = default_worker_path();
+    m.build.runtime_include = default_runtime_include();
+    m.build.parallel = std::max(1, target().cores);
+    m.build.work_dir = options_.work_dir.empty()
+                           ? (std::filesystem::temp_directory_path() / fmt::format("ansor-tune-{}", ::getpid())).string()
+                           : options_.work_dir;
+    measurer_ = std::make_unique<Measurer>(compiler(), target(), m);
+  }
+  return *measurer_;
+}
+
+std::optional<ReplayedRecord> TuningSession::best(const Kernel& kernel, std::vector<std::string>& notes) {
+  if (options_.cache_dir.empty()) return std::nullopt;
+  TuningCache cache(options_.cache_dir);
+  TuningCache::Loaded loaded = cache.load(target().to_string());
+  notes.insert(notes.end(), loaded.warnings.begin(), loaded.warnings.end());
+  auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
+  std::vector<ReplayedRecord> found = best_records(loaded.records, dag, compiler().identity(), 1, notes);
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front());
+}
+
+TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
+  if (options_.cache_dir.empty()) throw std::runtime_error("tuning needs a cache directory (--cache) to keep its records");
+  if (target().kind != Target::Kind::Cpu) throw std::runtime_error("tuning for " + target().to_string() + " needs that GPU here");
+  return tune_kernel(kernel, measurer(), TuningCache(options_.cache_dir), options, progress);
+}
+
+}  // namespace ansor

@@ -1,0 +1,51 @@
+// What the CLI needs to tune and to pick tuned schedules: the kernel compiler, the target, the
+// cache, and (created on first use) the measurer. Emitting and tuning share it so that a build
+// step that finds no record can tune and then emit with the same compiler and target.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lang/program.h"
+#include "measure/measurer.h"
+#include "records/cache.h"
+#include "sampler/sampler_context.h"
+#include "tune/tuner.h"
+
+namespace ansor {
+
+struct SessionOptions {
+  std::string cache_dir;             // empty: no records
+  std::string target = "host";
+  std::string compiler;              // empty: clang++
+  std::vector<std::string> flags;    // empty: the default kernel flags
+  double min_seconds = 0.1;
+  std::string work_dir;              // empty: a fresh directory under the system's temp dir
+};
+
+class TuningSession {
+ public:
+  explicit TuningSession(SessionOptions options);
+
+  const KernelCompiler& compiler();
+  const Target& target();
+  // How the sampler sees the target (a host target without measuring needs no compiler run).
+  SamplerContext sampler_context();
+  // The fastest applicable record's schedule; warnings about skipped lines and records go to
+  // `notes`.
+  std::optional<ReplayedRecord> best(const Kernel& kernel, std::vector<std::string>& notes);
+  TuneSummary tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress);
+
+ private:
+  Measurer& measurer();
+
+  SessionOptions options_;
+  std::optional<KernelCompiler> compiler_;
+  std::optional<Target> target_;
+  std::unique_ptr<Measurer> measurer_;
+};
+
+}  // namespace ansor

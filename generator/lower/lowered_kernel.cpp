@@ -1,0 +1,29 @@
+// Buffer helpers.
+#include "lower/lowered_kernel.h"
+
+namespace ansor {
+
+int64_t Buffer::num_elements() const {
+  if (shape.empty()) return 1;
+  return strides[0] * shape[0];
+}
+
+const Buffer* LoweredKernel::find_buffer(const std::string& n) const {
+  for (auto& b : buffers)
+    if (b.name == n) return &b;
+  return nullptr;
+}
+
+const PackedLayout* LoweredKernel::find_packed(const std::string& tensor) const {
+  for (auto& p : packed_inputs)
+    if (p.tensor == tensor) return &p;
+  return nullptr;
+}
+
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  return strides;
+}
+
+}  // namespace ansor

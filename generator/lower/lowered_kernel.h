@@ -1,0 +1,54 @@
+// A lowered kernel: its buffers and its loop program, ready for a code generator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lower/stmt.h"
+
+namespace ansor {
+
+enum class BufferScope : uint8_t {
+  Param,      // a kernel argument (input or output)
+  Workspace,  // an intermediate computed at the root: the whole tensor, allocated per call
+  Local,      // an intermediate computed inside another stage: the region one iteration needs
+  Shared,     // GPU shared memory, per thread block
+};
+
+struct Buffer {
+  std::string name;  // the tensor's name
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // row-major unless storage_align padded a dimension
+  BufferScope scope = BufferScope::Param;
+  bool is_output = false;
+  bool is_const = false;
+
+  int64_t num_elements() const;  // including padding
+};
+
+// A const input stored in the loop order of its consumer: element `coords` (loop variables,
+// extents `shape`) of the packed tensor holds the plain tensor's element at `source_index`
+// (expressions of coords; out of bounds where a ragged loop overshoots, which packs as 0).
+struct PackedLayout {
+  std::string tensor;
+  std::vector<Var> coords;
+  std::vector<int64_t> shape;
+  std::vector<Expr> source_index;
+};
+
+struct LoweredKernel {
+  std::string name;
+  std::vector<Buffer> buffers;
+  std::vector<int> params;  // indices into buffers: inputs in order, then outputs
+  std::vector<PackedLayout> packed_inputs;
+  Stmt body;
+
+  const Buffer* find_buffer(const std::string& name) const;
+  const PackedLayout* find_packed(const std::string& tensor) const;
+};
+
+// Row-major strides of a shape.
+std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);
+
+}  // namespace ansor

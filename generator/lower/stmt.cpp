@@ -1,0 +1,74 @@
+// Statement constructors.
+#include "lower/stmt.h"
+
+namespace ansor {
+
+Stmt make_for(Var var, int64_t extent, ForKind kind, Stmt body, IterAnnotation binding) {
+  return std::make_shared<ForNode>(std::move(var), extent, kind, binding, std::move(body));
+}
+
+Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value) {
+  return std::make_shared<StoreNode>(std::move(buffer), std::move(indices), std::move(value));
+}
+
+Stmt make_allocate(std::string buffer, Stmt body) { return std::make_shared<AllocateNode>(std::move(buffer), std::move(body)); }
+
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
+  if (const int64_t* c = as_const_int(cond)) {
+    if (*c) return then_case;
+    return else_case ? else_case : make_seq({});
+  }
+  return std::make_shared<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case));
+}
+
+Stmt make_seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (auto& s : stmts) {
+    if (!s) continue;
+    if (auto* seq = s->as<SeqNode>()) {
+      flat.insert(flat.end(), seq->stmts.begin(), seq->stmts.end());
+    } else {
+      flat.push_back(s);
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  return std::make_shared<SeqNode>(std::move(flat));
+}
+
+Stmt make_barrier() { return std::make_shared<BarrierNode>(); }
+
+}  // namespace ansor
+
+namespace ansor {
+
+Stmt substitute(const Stmt& s, const VarMap& map) {
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto* f = s->as<ForNode>();
+      return make_for(f->var, f->extent, f->for_kind, substitute(f->body, map), f->binding);
+    }
+    case StmtKind::Store: {
+      auto* st = s->as<StoreNode>();
+      std::vector<Expr> idx;
+      for (auto& e : st->indices) idx.push_back(substitute(e, map));
+      return make_store(st->buffer, std::move(idx), substitute(st->value, map));
+    }
+    case StmtKind::Allocate: {
+      auto* a = s->as<AllocateNode>();
+      return make_allocate(a->buffer, substitute(a->body, map));
+    }
+    case StmtKind::IfThenElse: {
+      auto* i = s->as<IfThenElseNode>();
+      return make_if(substitute(i->cond, map), substitute(i->then_case, map), i->else_case ? substitute(i->else_case, map) : nullptr);
+    }
+    case StmtKind::Seq: {
+      std::vector<Stmt> out;
+      for (auto& x : s->as<SeqNode>()->stmts) out.push_back(substitute(x, map));
+      return make_seq(std::move(out));
+    }
+    case StmtKind::Barrier: return s;
+  }
+  return s;
+}
+
+}  // namespace ansor

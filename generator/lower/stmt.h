@@ -1,0 +1,100 @@
+// Loop programs: what a schedule State lowers to, and what code generators print.
+//
+// Loops run from 0 to a constant extent. Stores and loads address buffers with
+// multi-dimensional indices in the buffer's own coordinates; code generators flatten them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+#include "schedule/stage.h"
+
+namespace ansor {
+
+enum class StmtKind : uint8_t { For, Store, Allocate, IfThenElse, Seq, Barrier };
+
+enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBinding };
+
+class StmtNode {
+ public:
+  virtual ~StmtNode() = default;
+  const StmtKind kind;
+
+  template <class T>
+  const T* as() const {
+    return kind == T::kKind ? static_cast<const T*>(this) : nullptr;
+  }
+
+ protected:
+  explicit StmtNode(StmtKind k) : kind(k) {}
+};
+
+using Stmt = std::shared_ptr<const StmtNode>;
+
+struct ForNode final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::For;
+  ForNode(Var v, int64_t e, ForKind k, IterAnnotation b, Stmt s)
+      : StmtNode(kKind), var(std::move(v)), extent(e), for_kind(k), binding(b), body(std::move(s)) {}
+  const Var var;
+  const int64_t extent;
+  const ForKind for_kind;
+  const IterAnnotation binding;  // the GPU index with ThreadBinding
+  const Stmt body;
+};
+
+struct StoreNode final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Store;
+  StoreNode(std::string b, std::vector<Expr> idx, Expr v)
+      : StmtNode(kKind), buffer(std::move(b)), indices(std::move(idx)), value(std::move(v)) {}
+  const std::string buffer;
+  const std::vector<Expr> indices;
+  const Expr value;
+};
+
+// The buffer exists while body runs (its shape and scope are in the kernel's buffer table).
+struct AllocateNode final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Allocate;
+  AllocateNode(std::string b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
+  const std::string buffer;
+  const Stmt body;
+};
+
+struct IfThenElseNode final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::IfThenElse;
+  IfThenElseNode(Expr c, Stmt t, Stmt e) : StmtNode(kKind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  const Expr cond;
+  const Stmt then_case;
+  const Stmt else_case;  // may be null
+};
+
+struct SeqNode final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Seq;
+  explicit SeqNode(std::vector<Stmt> s) : StmtNode(kKind), stmts(std::move(s)) {}
+  const std::vector<Stmt> stmts;
+};
+
+// All threads of a GPU block wait here (shared-memory producers before consumers).
+struct BarrierNode final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Barrier;
+  BarrierNode() : StmtNode(kKind) {}
+};
+
+Stmt make_for(Var var, int64_t extent, ForKind kind, Stmt body, IterAnnotation binding = IterAnnotation::None);
+Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value);
+Stmt make_allocate(std::string buffer, Stmt body);
+// Drops the condition when it is constant.
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
+// Flattens nested sequences; a single statement is returned as is.
+Stmt make_seq(std::vector<Stmt> stmts);
+Stmt make_barrier();
+
+}  // namespace ansor
+
+namespace ansor {
+
+// Replaces variables in every expression of s.
+Stmt substitute(const Stmt& s, const VarMap& map);
+
+}  // namespace ansor

@@ -1,0 +1,166 @@
+// Batched, parallel, time-limited compilation of candidates.
+#include "measure/builder.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include "codegen/kernel_source.h"
+#include "lower/lower.h"
+#include "measure/process.h"
+#include "support/file_util.h"
+
+namespace ansor {
+
+std::vector<PlantedFault> parse_fault_plan(const std::string& plan) {
+  std::vector<PlantedFault> faults;
+  size_t begin = 0;
+  while (begin < plan.size()) {
+    size_t end = plan.find(',', begin);
+    if (end == std::string::npos) end = plan.size();
+    std::string item = plan.substr(begin, end - begin);
+    begin = end + 1;
+    size_t colon = item.find(':');
+    if (colon == std::string::npos) throw std::invalid_argument("fault plan item '" + item + "' is not INDEX:KIND");
+    size_t index = std::stoul(item.substr(0, colon));
+    std::string kind = item.substr(colon + 1);
+    PlantedFault f;
+    if (kind == "compile_error") {
+      f = PlantedFault::CompileError;
+    } else if (kind == "crash") {
+      f = PlantedFault::Crash;
+    } else if (kind == "hang") {
+      f = PlantedFault::Hang;
+    } else if (kind == "wrong_result") {
+      f = PlantedFault::WrongResult;
+    } else {
+      throw std::invalid_argument("unknown fault '" + kind + "'");
+    }
+    if (faults.size() <= index) faults.resize(index + 1, PlantedFault::None);
+    faults[index] = f;
+  }
+  return faults;
+}
+
+namespace {
+
+// A candidate with a fault: the real kernel under another name, and a descriptor whose packed
+// call misbehaves. Only tests plant faults.
+std::string faulty_definitions(const Candidate& c, const std::string& symbol) {
+  std::string out = kernel_definitions(c.state, c.kernel_name, symbol + "_inner", "candidate");
+  std::string before, after;
+  switch (c.fault) {
+    case PlantedFault::CompileError: before = "#error \"planted compile error\"\n"; break;
+    case PlantedFault::Crash: before = "  __builtin_trap();\n"; break;
+    case PlantedFault::Hang: before = "  for (;;) __asm__ volatile(\"\");\n"; break;
+    case PlantedFault::WrongResult: {
+      // Flips a high bit (the exponent, for floats) of the first output's first element; the
+      // outputs follow the inputs.
+      const ComputeDAG& dag = c.state.dag();
+      int bytes = dtype_bytes(dag.op(dag.outputs()[0]).dtype);
+      after = fmt::format("  static_cast<unsigned char*>(args[{}])[{}] ^= 0x40;\n", dag.inputs().size(), bytes - 1);
+      break;
+    }
+    case PlantedFault::None: break;
+  }
+  out += fmt::format(
+      "namespace {0}_fault {{\nconst ansor_kernel_info& inner = {0}_inner_definitions::{0}_inner_info;\n"
+      "int call_packed(void* const* args) {{\n{1}  int status = inner.call_packed(args);\n{2}  return status;\n}}\n}}\n"
+      "extern \"C\" {{\nextern const ansor_kernel_info {0}_info;\n"
+      "const ansor_kernel_info {0}_info = {{ANSOR_KERNEL_INFO_VERSION, {0}_fault::inner.name, {0}_fault::inner.workload_key, {0}_fault::inner.schedule,\n"
+      "    {0}_fault::inner.flops, {0}_fault::inner.num_args, {0}_fault::inner.args, {0}_fault::inner.call, {0}_fault::call_packed,\n"
+      "    {0}_fault::inner.pack, {0}_fault::inner.packed_elements}};\n}}\n",
+      symbol, before, after);
+  return out;
+}
+
+std::string first_lines(const std::string& text, int n) {
+  size_t pos = 0;
+  for (int i = 0; i < n && pos != std::string::npos; ++i) pos = text.find('\n', pos + 1);
+  return pos == std::string::npos ? text : text.substr(0, pos);
+}
+
+}  // namespace
+
+Builder::Builder(KernelCompiler compiler, BuildOptions options) : compiler_(std::move(compiler)), options_(std::move(options)) {
+  std::filesystem::create_directories(options_.work_dir);
+}
+
+void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources) {
+  std::vector<std::vector<std::string>> commands;
+  for (Unit& u : units) {
+    write_file_if_changed(u.source, [&] {
+      std::string text = kernel_source_prelude();
+      for (size_t m : u.members) text += "\n" + sources[m];
+      return text;
+    }());
+    std::vector<std::string> cmd = {compiler_.path};
+    cmd.insert(cmd.end(), compiler_.flags.begin(), compiler_.flags.end());
+    for (const char* f : {"-std=c++17", "-fPIC", "-shared", "-w"}) cmd.push_back(f);
+    cmd.push_back("-I" + options_.runtime_include);
+    cmd.insert(cmd.end(), {"-o", u.library, u.source});
+    commands.push_back(cmd);
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::vector<ProcessResult> runs = run_processes(commands, options_.parallel, options_.timeout_seconds);
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<Unit> retry;
+  for (size_t i = 0; i < units.size(); ++i) {
+    Unit& u = units[i];
+    const ProcessResult& r = runs[i];
+    if (!r.ok() && u.members.size() > 1 && retry_alone) {
+      // One bad candidate fails its whole unit: compile each alone to find it.
+      for (size_t m : u.members) retry.push_back({{m}, fmt::format("{}.{}.cpp", u.source, m), fmt::format("{}.{}.so", u.library, m)});
+      continue;
+    }
+    for (size_t m : u.members) {
+      BuildResult& res = results[m];
+      res.library = u.library;
+      if (r.timed_out) {
+        res.error = MeasureError::CompileTimeout;
+        res.message = fmt::format("compilation took longer than {:.0f} s", options_.timeout_seconds);
+      } else if (!r.ok()) {
+        res.error = MeasureError::CompileError;
+        res.message = first_lines(r.output, 8);
+      } else {
+        ++built_;
+      }
+    }
+  }
+  if (!retry.empty()) compile(retry, results, false, sources);
+}
+
+std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates) {
+  std::vector<BuildResult> results(candidates.size());
+  std::vector<std::string> sources(candidates.size());
+  std::vector<size_t> valid;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    results[i].symbol = fmt::format("ansor_candidate_{}_{}", ::getpid(), serial_++);
+    try {
+      const Candidate& c = candidates[i];
+      sources[i] = c.fault == PlantedFault::None ? kernel_definitions(c.state, c.kernel_name, results[i].symbol, "candidate")
+                                                  : faulty_definitions(c, results[i].symbol);
+      valid.push_back(i);
+    } catch (const std::exception& e) {
+      results[i].error = MeasureError::InvalidSchedule;
+      results[i].message = e.what();
+    }
+  }
+  std::vector<Unit> units;
+  size_t per_unit = static_cast<size_t>(std::max(1, options_.per_unit));
+  for (size_t begin = 0; begin < valid.size(); begin += per_unit) {
+    Unit u;
+    u.members.assign(valid.begin() + begin, valid.begin() + std::min(valid.size(), begin + per_unit));
+    std::string stem = (std::filesystem::path(options_.work_dir) / results[u.members[0]].symbol).string();
+    u.source = stem + ".cpp";
+    u.library = stem + ".so";
+    units.push_back(std::move(u));
+  }
+  compile(units, results, true, sources);
+  return results;
+}
+
+}  // namespace ansor

@@ -1,0 +1,68 @@
+// The builder: compiles candidate schedules into shared libraries with the compiler and flags
+// that build the final library, several candidates per translation unit (paying the compiler's
+// start-up once) and several compilers at a time, each under a time limit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "measure/compiler.h"
+#include "records/record.h"
+#include "schedule/state.h"
+
+namespace ansor {
+
+// Faults planted in candidates by tests, to check that tuning survives them.
+enum class PlantedFault : uint8_t { None, CompileError, Crash, Hang, WrongResult };
+
+// Parses "3:crash,5:hang,...": candidate index (in a tuning run) to fault. Throws
+// std::invalid_argument.
+std::vector<PlantedFault> parse_fault_plan(const std::string& plan);
+
+struct Candidate {
+  std::string kernel_name;
+  State state;
+  PlantedFault fault = PlantedFault::None;
+};
+
+struct BuildOptions {
+  int parallel = 2;              // compilers at a time
+  int per_unit = 4;              // candidates per translation unit
+  double timeout_seconds = 30;   // per compiler run
+  std::string work_dir;          // where sources and libraries go
+  std::string runtime_include;   // the directory holding ansor/kernel_support.h
+};
+
+struct BuildResult {
+  MeasureError error = MeasureError::None;
+  std::string message;
+  std::string library;  // the shared library holding `symbol`_info
+  std::string symbol;
+};
+
+class Builder {
+ public:
+  Builder(KernelCompiler compiler, BuildOptions options);
+
+  std::vector<BuildResult> build(const std::vector<Candidate>& candidates);
+
+  const KernelCompiler& compiler() const { return compiler_; }
+  // Totals since construction: candidates built and compiler wall time.
+  int built() const { return built_; }
+  double seconds() const { return seconds_; }
+
+ private:
+  struct Unit {
+    std::vector<size_t> members;
+    std::string source, library;
+  };
+  void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
+
+  KernelCompiler compiler_;
+  BuildOptions options_;
+  int serial_ = 0;
+  int built_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace ansor

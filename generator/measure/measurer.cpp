@@ -1,0 +1,167 @@
+// Building, running and timing candidates; the device lock; reference results.
+#include "measure/measurer.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include "dag/access_analysis.h"
+#include "support/version.h"
+
+namespace ansor {
+
+namespace {
+
+// Holds the measurement lock of a target for its lifetime.
+class DeviceLock {
+ public:
+  explicit DeviceLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~DeviceLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DeviceLock(const DeviceLock&) = delete;
+  DeviceLock& operator=(const DeviceLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+std::string executable_dir() {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : self.parent_path().string();
+}
+
+}  // namespace
+
+double output_tolerance(const ComputeDAG& dag) {
+  int64_t longest = 1;
+  bool low_precision = false, all_integer = true;
+  for (const OpPtr& op : dag.ops()) {
+    longest = std::max(longest, reduction_size(*op));
+    low_precision = low_precision || op->dtype == DType::F16 || op->dtype == DType::BF16;
+  }
+  for (int o : dag.outputs()) all_integer = all_integer && !dtype_is_float(dag.op(o).dtype);
+  if (all_integer) return 0;
+  double tol = std::max(1e-5, 4e-7 * static_cast<double>(longest));
+  return low_precision ? std::max(tol, 2e-2) : tol;
+}
+
+std::string default_runtime_include() {
+  std::filesystem::path installed = std::filesystem::path(executable_dir()) / ".." / "include";
+  if (std::filesystem::exists(installed / "ansor" / "kernel_support.h")) return std::filesystem::weakly_canonical(installed).string();
+  return ANSOR_SOURCE_RUNTIME_INCLUDE;
+}
+
+std::string default_worker_path() {
+  if (const char* env = std::getenv("ANSOR_MEASURE_WORKER")) return env;
+  return (std::filesystem::path(executable_dir()) / "ansor-measure-worker").string();
+}
+
+Measurer::Measurer(KernelCompiler compiler, Target target, MeasureOptions options)
+    : builder_(std::move(compiler), options.build),
+      target_(std::move(target)),
+      options_(std::move(options)),
+      worker_({options_.worker_path, "--threads", std::to_string(target_.threads)}) {}
+
+Measurer::~Measurer() {
+  worker_.stop();
+  std::error_code ec;
+  std::filesystem::remove_all(options_.build.work_dir, ec);
+}
+
+const Measurer::Reference* Measurer::reference_for(const Candidate& c, std::string& error) {
+  const ComputeDAG& dag = c.state.dag();
+  auto it = references_.find(dag.workload_key());
+  if (it != references_.end()) return &it->second;
+  Candidate naive{c.kernel_name, State(c.state.dag_ptr())};
+  BuildResult built = builder_.build({naive})[0];
+  if (built.error != MeasureError::None) {
+    error = "the reference program did not build: " + built.message;
+    return nullptr;
+  }
+  return &(references_[dag.workload_key()] = {built.library, built.symbol, output_tolerance(dag)});
+}
+
+bool Measurer::prepare(const std::string& workload, const Reference& ref, std::string& error) {
+  if (worker_.running() && prepared_.count(workload)) return true;
+  if (!worker_.running()) prepared_.clear();
+  nlohmann::json req{{"op", "prepare"}, {"library", ref.library}, {"symbol", ref.symbol}, {"workload", workload}, {"seed", 1}};
+  // The reference is the naive program: give it time.
+  std::optional<std::string> answer = worker_.request(req.dump(), std::max(600.0, options_.run_timeout_seconds), error);
+  if (!answer) return false;
+  nlohmann::json a = nlohmann::json::parse(*answer, nullptr, false);
+  if (a.is_discarded() || a.value("result", "") != "ok") {
+    error = a.is_discarded() ? "unreadable answer" : a.value("message", "the reference failed");
+    return false;
+  }
+  prepared_.insert(workload);
+  return true;
+}
+
+std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates) {
+  DeviceLock lock((std::filesystem::path(options_.lock_dir) / ("ansor-measure-" + target_.file_stem() + ".lock")).string());
+  std::vector<Record> records(candidates.size());
+  if (candidates.empty()) return records;
+  std::vector<BuildResult> built = builder_.build(candidates);
+  auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    const ComputeDAG& dag = c.state.dag();
+    Record& r = records[i];
+    r.workload_key = dag.workload_key();
+    r.dag = dag.canonical_text();
+    r.kernel = c.kernel_name;
+    r.target = target_.to_string();
+    r.compiler = builder_.compiler().identity();
+    r.steps = c.state.steps();
+    r.generator_version = kGeneratorVersion;
+    r.timestamp = static_cast<int64_t>(std::time(nullptr));
+    r.error = built[i].error;
+    r.error_message = built[i].message;
+    if (r.error != MeasureError::None) continue;
+    std::string error;
+    const Reference* ref = reference_for(c, error);
+    if (!ref || !prepare(r.workload_key, *ref, error)) {
+      r.error = MeasureError::RunError;
+      r.error_message = error;
+      continue;
+    }
+    nlohmann::json req{{"op", "measure"},  {"library", built[i].library}, {"symbol", built[i].symbol}, {"workload", r.workload_key},
+                       {"min_seconds", options_.min_seconds}, {"tolerance", ref->tolerance}};
+    std::optional<std::string> answer = worker_.request(req.dump(), options_.run_timeout_seconds, error);
+    if (!answer) {
+      r.error = error.rfind("did not answer", 0) == 0 ? MeasureError::RunTimeout : MeasureError::Crash;
+      r.error_message = "the measurement worker " + error;
+      continue;
+    }
+    nlohmann::json a = nlohmann::json::parse(*answer, nullptr, false);
+    std::string result = a.is_discarded() ? "run_error" : a.value("result", "run_error");
+    if (result == "ok") {
+      r.seconds = a.value("seconds", 0.0);
+      r.spread = a.value("spread", 0.0);
+      r.repeats = a.value("repeats", 0);
+    } else {
+      r.error = result == "wrong_result" ? MeasureError::WrongResult : MeasureError::RunError;
+      r.error_message = a.is_discarded() ? "unreadable answer" : a.value("message", "");
+    }
+  }
+  run_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const BuildResult& b : built) {
+    std::error_code ec;
+    if (!b.library.empty()) std::filesystem::remove(b.library, ec);
+  }
+  return records;
+}
+
+}  // namespace ansor

@@ -1,0 +1,68 @@
+// Measurement: candidates are built (builder.h) and then run, checked and timed in a separate
+// worker process (tools/ansor-measure-worker.cpp), restarted whenever a candidate kills it.
+// Every candidate comes back as a record: its time, or why it has none. Only one process
+// measures on a target at a time (a lock file), and building and running never overlap.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "measure/builder.h"
+#include "measure/process.h"
+#include "measure/target.h"
+#include "records/record.h"
+
+namespace ansor {
+
+struct MeasureOptions {
+  BuildOptions build;
+  double min_seconds = 0.1;          // timed calls of a candidate add up to at least this
+  double run_timeout_seconds = 10;   // a candidate that takes longer is a run timeout
+  std::string worker_path;           // the ansor-measure-worker executable
+  std::string lock_dir = "/tmp";     // where the per-target measurement lock lives
+};
+
+class Measurer {
+ public:
+  Measurer(KernelCompiler compiler, Target target, MeasureOptions options);
+  ~Measurer();
+
+  // One record per candidate, in order. Candidates must all schedule the same DAG.
+  std::vector<Record> measure(const std::vector<Candidate>& candidates);
+
+  const Target& target() const { return target_; }
+  const KernelCompiler& compiler() const { return builder_.compiler(); }
+  double build_seconds() const { return builder_.seconds(); }
+  double run_seconds() const { return run_seconds_; }
+  int built() const { return builder_.built(); }
+
+ private:
+  struct Reference {
+    std::string library, symbol;
+    double tolerance = 0;
+  };
+  const Reference* reference_for(const Candidate& c, std::string& error);
+  bool prepare(const std::string& workload, const Reference& ref, std::string& error);
+
+  Builder builder_;
+  Target target_;
+  MeasureOptions options_;
+  LineProcess worker_;
+  std::map<std::string, Reference> references_;
+  std::set<std::string> prepared_;  // workloads the running worker holds
+  double run_seconds_ = 0;
+};
+
+// The tolerance of a workload's outputs relative to their magnitude: reductions reordered by
+// a schedule round differently, more so the longer they are.
+double output_tolerance(const ComputeDAG& dag);
+
+// Where measurement finds its helpers: the runtime headers and the worker executable, next to
+// the running executable when installed, else in the source and build trees.
+std::string default_runtime_include();
+std::string default_worker_path();
+
+}  // namespace ansor

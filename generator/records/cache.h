@@ -1,0 +1,54 @@
+// The tuning cache: a directory with one record file per target (`<target>.jsonl`, one record
+// per line), shared by tuning runs, builds and machines.
+//
+// Appends are whole lines under an exclusive file lock, so concurrent writers never interleave;
+// a writer killed mid-line leaves at most a torn last line, which the next writer closes with a
+// newline and readers skip. Every line is validated when read: a corrupt, foreign or hostile
+// line is skipped with a warning naming the file and line, and loses nothing else.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dag/compute_dag.h"
+#include "records/record.h"
+#include "schedule/state.h"
+
+namespace ansor {
+
+class TuningCache {
+ public:
+  explicit TuningCache(std::string dir) : dir_(std::move(dir)) {}
+
+  const std::string& dir() const { return dir_; }
+  // The file holding records of a target.
+  std::string file_for(const std::string& target) const;
+
+  // Appends a record to its target's file. Throws std::runtime_error on I/O failure.
+  void append(const Record& record) const;
+
+  struct Loaded {
+    std::vector<Record> records;
+    std::vector<std::string> warnings;  // "file:line: skipped: why"
+  };
+  // Every readable record of the target.
+  Loaded load(const std::string& target) const;
+
+ private:
+  std::string dir_;
+};
+
+// A record that applies to this DAG and compiler, replayed into its State.
+struct ReplayedRecord {
+  Record record;
+  State state;
+};
+
+// The k fastest successful records for the DAG (same workload key and canonical text, same
+// compiler identity) whose steps replay and lower; records that do not are skipped with a
+// warning.
+std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const std::shared_ptr<const ComputeDAG>& dag,
+                                         const std::string& compiler, size_t k, std::vector<std::string>& warnings);
+
+}  // namespace ansor

@@ -1,0 +1,198 @@
+// Random annotation of sketches.
+#include "sampler/annotation.h"
+
+#include <algorithm>
+
+#include "lower/lower.h"
+#include "schedule/steps.h"
+
+namespace ansor {
+
+namespace {
+
+bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
+
+template <class T>
+const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
+  return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
+}
+
+// Applies a step when it applies; a random choice that does not fit is simply not taken.
+bool try_apply(State& s, const StepPtr& step) {
+  try {
+    s.apply(step);
+    return true;
+  } catch (const StepError&) {
+    return false;
+  }
+}
+
+bool is_tiled(const Stage& st) { return !st.relations.empty() && st.op->reduction(); }
+
+}  // namespace
+
+std::vector<StepPtr> Annotator::fill_tile_sizes(const State& sketch, std::mt19937_64& rng) {
+  State replaying(sketch.dag_ptr());
+  std::vector<StepPtr> steps;
+  for (const StepPtr& step : sketch.steps()) {
+    StepPtr filled = step;
+    if (auto* split = dynamic_cast<const SplitStep*>(step.get());
+        split && std::find(split->lengths.begin(), split->lengths.end(), 0) != split->lengths.end()) {
+      int64_t extent = replaying.stage(split->stage).leaf(split->iter).extent;
+      filled = std::make_shared<SplitStep>(split->stage, split->iter,
+                                           factorizations_.sample(extent, static_cast<int>(split->lengths.size()), ctx_.max_innermost_factor, rng));
+    }
+    replaying.apply(filled);
+    steps.push_back(filled);
+  }
+  return steps;
+}
+
+void Annotator::choose_compute_locations(State& s, std::mt19937_64& rng) {
+  for (int i = s.num_stages() - 1; i >= 0; --i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location != ComputeLocation::Root || s.is_kernel_output(i) || !st.relations.empty()) continue;
+    std::vector<int> consumers = s.consumers(i);
+    if (consumers.size() != 1) continue;
+    int target = consumers[0];
+    switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
+      case 0: break;  // stays at the root
+      case 1: try_apply(s, std::make_shared<ComputeInlineStep>(i)); break;
+      default: {
+        const Stage& t = s.stage(target);
+        if (t.location == ComputeLocation::Inlined || t.leaves.empty()) break;
+        int position = std::uniform_int_distribution<int>(0, static_cast<int>(t.leaves.size()) - 1)(rng);
+        try_apply(s, std::make_shared<ComputeAtStep>(i, target, position));
+      }
+    }
+  }
+}
+
+void Annotator::parallelize(State& s, std::mt19937_64& rng) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location != ComputeLocation::Root) continue;
+    int leading = 0;
+    int64_t extent = 1;
+    while (leading < static_cast<int>(st.leaves.size()) && st.leaf(leading).kind == IterKind::Spatial &&
+           st.leaf(leading).annotation == IterAnnotation::None) {
+      extent *= std::max<int64_t>(1, st.leaf(leading).extent);
+      ++leading;
+    }
+    if (leading == 0 || extent <= 1 || !chance(rng, 0.9)) continue;
+    // Enough outer loops to keep every thread busy, sometimes more.
+    int count = 1;
+    int64_t fused = std::max<int64_t>(1, st.leaf(0).extent);
+    while (count < leading && (fused < ctx_.parallelism * 4 || chance(rng, 0.2))) fused *= std::max<int64_t>(1, st.leaf(count++).extent);
+    if (count > 1) {
+      std::vector<int> loops(count);
+      for (int p = 0; p < count; ++p) loops[p] = p;
+      if (!try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
+    }
+    try_apply(s, std::make_shared<AnnotateStep>(i, 0, IterAnnotation::Parallel));
+  }
+}
+
+void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
+  static const std::vector<int64_t> kThreads = {32, 64, 128, 256, 512};
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
+    int spatial = 0;
+    while (spatial < static_cast<int>(st.leaves.size()) && st.leaf(spatial).kind == IterKind::Spatial) ++spatial;
+    if (spatial == 0) continue;
+    if (st.location == ComputeLocation::At) {
+      // A shared-memory copy is spread over the threads of the block that computes it.
+      if (st.scope != MemoryScope::Shared) continue;
+      std::vector<int> loops(st.leaves.size());
+      for (size_t p = 0; p < loops.size(); ++p) loops[p] = static_cast<int>(p);
+      if (loops.size() > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
+      if (try_apply(s, std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{pick(kThreads, rng)})))
+        try_apply(s, std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+      continue;
+    }
+    int axes = st.num_spatial_roots();
+    int split_axes = 0;
+    for (const IterRelation& rel : st.relations)
+      if (rel.kind == IterRelation::Kind::Split && rel.inputs[0] < axes) ++split_axes;
+    if (split_axes > 0) {
+      // A tiled stage (or one following a tiling): the first spatial level runs on blocks, the
+      // second on virtual threads, the third on threads (SSSRRSRS).
+      int groups[3] = {axes, split_axes, split_axes};
+      int position = 0;
+      const IterAnnotation bindings[3] = {IterAnnotation::BlockX, IterAnnotation::VThread, IterAnnotation::ThreadX};
+      for (int g = 0; g < 3 && groups[g] > 0; ++g) {
+        std::vector<int> loops(groups[g]);
+        for (int p = 0; p < groups[g]; ++p) loops[p] = position + p;
+        if (groups[g] > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) break;
+        if (!try_apply(s, std::make_shared<AnnotateStep>(i, position, bindings[g]))) break;
+        ++position;
+      }
+      continue;
+    }
+    std::vector<int> loops(spatial);
+    for (int p = 0; p < spatial; ++p) loops[p] = p;
+    if (spatial > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
+    if (try_apply(s, std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{pick(kThreads, rng)}))) {
+      try_apply(s, std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
+      try_apply(s, std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+    }
+  }
+}
+
+void Annotator::vectorize(State& s, std::mt19937_64& rng) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty()) continue;
+    int last = static_cast<int>(st.leaves.size()) - 1;
+    const Iterator& it = st.leaf(last);
+    if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || it.extent < 2 || it.extent > 64) continue;
+    if (chance(rng, 0.9)) try_apply(s, std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
+  }
+}
+
+void Annotator::unroll(State& s, std::mt19937_64& rng) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty() || !st.op->reduction()) continue;
+    try_apply(s, std::make_shared<PragmaStep>(i, 0, pick(ctx_.unroll_steps, rng)));
+  }
+}
+
+void Annotator::rewrite_layouts(State& s) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (!st.is_placeholder() || !st.op->is_const) continue;
+    std::vector<int> consumers = s.consumers(i);
+    if (consumers.size() == 1 && is_tiled(s.stage(consumers[0]))) try_apply(s, std::make_shared<LayoutRewriteStep>(i));
+  }
+}
+
+State Annotator::annotate(const State& sketch, std::mt19937_64& rng) {
+  State s = replay(sketch.dag_ptr(), fill_tile_sizes(sketch, rng));
+  choose_compute_locations(s, rng);
+  if (ctx_.gpu) {
+    bind_gpu_threads(s, rng);
+  } else {
+    parallelize(s, rng);
+    infer_bounds(s);
+    vectorize(s, rng);
+    rewrite_layouts(s);
+  }
+  unroll(s, rng);
+  infer_bounds(s);
+  return s;
+}
+
+State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, std::mt19937_64& rng) {
+  for (int attempt = 0;; ++attempt) {
+    const Sketch& sketch = pick(sketches, rng);
+    try {
+      return annotator.annotate(sketch.state, rng);
+    } catch (const std::exception&) {
+      if (attempt >= 100) throw;
+    }
+  }
+}
+
+}  // namespace ansor

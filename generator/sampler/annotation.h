@@ -1,0 +1,39 @@
+// Random annotation (paper §4.2): a complete program from a sketch, every choice the sketch
+// leaves open drawn at random, so that every program of the space can be reached: tile sizes,
+// where flexible stages are computed, which outer loops run in parallel (or, on GPUs, bind to
+// blocks and threads), which inner loops are vectorised, how far loops are unrolled, and
+// whether const inputs are packed for their consumer.
+#pragma once
+
+#include <random>
+
+#include "sampler/factorization.h"
+#include "sampler/sketch_generator.h"
+
+namespace ansor {
+
+class Annotator {
+ public:
+  explicit Annotator(SamplerContext ctx) : ctx_(std::move(ctx)) {}
+
+  // A random complete program of the sketch. Throws StepError in the rare case where the
+  // choices do not combine; callers draw again.
+  State annotate(const State& sketch, std::mt19937_64& rng);
+
+ private:
+  std::vector<StepPtr> fill_tile_sizes(const State& sketch, std::mt19937_64& rng);
+  void choose_compute_locations(State& s, std::mt19937_64& rng);
+  void parallelize(State& s, std::mt19937_64& rng);
+  void bind_gpu_threads(State& s, std::mt19937_64& rng);
+  void vectorize(State& s, std::mt19937_64& rng);
+  void unroll(State& s, std::mt19937_64& rng);
+  void rewrite_layouts(State& s);
+
+  SamplerContext ctx_;
+  Factorizations factorizations_;
+};
+
+// A random program of the space: a sketch drawn uniformly and annotated.
+State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, std::mt19937_64& rng);
+
+}  // namespace ansor

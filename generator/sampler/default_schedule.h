@@ -1,0 +1,13 @@
+// The default schedule: what a kernel gets without a tuned record. A sketch annotated with
+// tile sizes and annotations chosen by rule of thumb (register tiles of a vector's width,
+// parallel outer loops, vectorised inner loops, moderate unrolling) rather than at random:
+// sound everywhere, never measured.
+#pragma once
+
+#include "sampler/sketch_generator.h"
+
+namespace ansor {
+
+State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx);
+
+}  // namespace ansor

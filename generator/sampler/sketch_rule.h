@@ -1,0 +1,72 @@
+// Derivation rules of sketches (paper §4.1, Table 1). Sketch generation visits the stages from
+// the output back to the inputs; at each stage it asks every rule, in order, whether it
+// applies. A rule that applies turns the state into one or more successors, each with the
+// stage to continue from; a rule may also stop the rules after it from being asked.
+//
+// Rules live in a SketchRules list, which users of the generator library can extend with rules
+// of their own (the paper's customisation).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sampler/sampler_context.h"
+#include "schedule/state.h"
+
+namespace ansor {
+
+class SketchRule {
+ public:
+  enum class Condition { Pass, Apply, ApplyAndSkipRest };
+
+  virtual ~SketchRule() = default;
+  virtual std::string name() const = 0;
+  virtual Condition check(const SamplerContext& ctx, const State& state, int stage) const = 0;
+  // The successors of `state`, each with the stage the derivation continues from.
+  virtual std::vector<std::pair<State, int>> apply(const SamplerContext& ctx, const State& state, int stage) const = 0;
+};
+
+using SketchRulePtr = std::shared_ptr<const SketchRule>;
+
+class SketchRules {
+ public:
+  // The rules of Table 1 for CPUs: always-inline, rfactor, cache write, multi-level tiling with
+  // fusion, multi-level tiling, skip.
+  static SketchRules cpu();
+  // The GPU rules: always-inline, cross-thread reduction, cache write, shared-memory cache
+  // reads, SSSRRSRS tiling with fusion, tiling, skip.
+  static SketchRules gpu();
+  static SketchRules for_context(const SamplerContext& ctx) { return ctx.gpu ? gpu() : cpu(); }
+
+  // Adds a rule before the rule at `position` (end by default).
+  void add(SketchRulePtr rule, size_t position = static_cast<size_t>(-1));
+  const std::vector<SketchRulePtr>& rules() const { return rules_; }
+
+ private:
+  std::vector<SketchRulePtr> rules_;
+};
+
+// ---- Helpers the rules share (also useful to custom rules) ----
+
+// The single consumer of the stage, when the stage's value reaches it through elementwise
+// accesses only (through inlined stages too): it can be computed inside the stage's tiles.
+// -1 otherwise.
+int fusible_consumer(const State& state, int stage);
+
+// Whether the stage is a tiling candidate: a reduction whose reads leave enough spatial axes
+// unused to give data reuse.
+bool needs_multi_level_tiling(const State& state, int stage);
+
+// Splits every spatial loop into as many parts as there are `S` in `structure` and every
+// reduction loop into as many as there are `R`, lengths undecided, and orders the parts as the
+// structure says (e.g. "SSRSRS"). The split step of each spatial axis (or -1 when its extent is
+// 1) is returned through spatial_splits.
+State multi_level_tiling(const State& state, int stage, const std::string& structure, std::vector<int>& spatial_splits);
+
+// Tiles `consumer` like the first `levels` spatial levels of a stage tiled by
+// multi_level_tiling and computes the stage inside the consumer's last loop of those levels.
+State fuse_into_consumer(const State& state, int stage, int consumer, const std::vector<int>& spatial_splits, int levels);
+
+}  // namespace ansor

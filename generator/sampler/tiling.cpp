@@ -1,0 +1,115 @@
+// Multi-level tiling, fusion of consumers into tiles, and the analyses the rules share.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "dag/access_analysis.h"
+#include "sampler/sketch_rule.h"
+#include "schedule/steps.h"
+
+namespace ansor {
+
+namespace {
+
+bool untransformed(const Stage& st) {
+  if (!st.relations.empty() || static_cast<int>(st.leaves.size()) != st.num_roots) return false;
+  for (int i = 0; i < st.num_roots; ++i)
+    if (st.leaves[i] != i) return false;
+  return true;
+}
+
+// Whether the value of `producer` reaches `target` through elementwise accesses of inlined
+// stages only.
+bool elementwise_path(const State& s, int producer, int target) {
+  std::vector<int> readers = s.readers(producer);
+  if (readers.size() != 1) return false;
+  int r = readers[0];
+  if (!elementwise_match(*s.stage(producer).op, *s.stage(r).op)) return false;
+  if (r == target) return true;
+  return s.stage(r).location == ComputeLocation::Inlined && elementwise_path(s, r, target);
+}
+
+// The node ids created by the last split of a stage (outer part first).
+std::vector<int> last_split_outputs(const State& s, int stage) { return s.stage(stage).relations.back().outputs; }
+
+}  // namespace
+
+int fusible_consumer(const State& state, int stage) {
+  std::vector<int> consumers = state.consumers(stage);
+  if (consumers.size() != 1) return -1;
+  int c = consumers[0];
+  const Stage& cs = state.stage(c);
+  if (cs.is_placeholder() || cs.location != ComputeLocation::Root || cs.op->reduction() || !untransformed(cs)) return -1;
+  return elementwise_path(state, stage, c) ? c : -1;
+}
+
+bool needs_multi_level_tiling(const State& state, int stage) {
+  const Stage& st = state.stage(stage);
+  return !st.is_placeholder() && st.location == ComputeLocation::Root && untransformed(st) && ansor::needs_multi_level_tiling(*st.op);
+}
+
+State multi_level_tiling(const State& state, int stage, const std::string& structure, std::vector<int>& spatial_splits) {
+  State s = state;
+  const int spatial = s.stage(stage).num_spatial_roots(), roots = s.stage(stage).num_roots;
+  const int s_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
+  const int r_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'R'));
+  std::vector<std::vector<int>> parts(roots);
+  spatial_splits.assign(spatial, -1);
+  for (int r = 0; r < roots; ++r) {
+    int levels = r < spatial ? s_levels : r_levels;
+    const Stage& st = s.stage(stage);
+    if (st.iters[r].extent <= 1 || levels <= 1) {
+      parts[r] = {r};
+      continue;
+    }
+    s.apply(std::make_shared<SplitStep>(stage, st.leaf_position(r), std::vector<int64_t>(levels - 1, 0)));
+    parts[r] = last_split_outputs(s, stage);
+    if (r < spatial) spatial_splits[r] = static_cast<int>(s.steps().size()) - 1;
+  }
+  // Level by level as the structure says; axes not split appear at their first level.
+  std::vector<int> order_nodes;
+  int s_level = 0, r_level = 0;
+  for (char c : structure) {
+    bool is_spatial = c == 'S';
+    int level = is_spatial ? s_level++ : r_level++;
+    for (int r = is_spatial ? 0 : spatial; r < (is_spatial ? spatial : roots); ++r)
+      if (level < static_cast<int>(parts[r].size())) order_nodes.push_back(parts[r][level]);
+  }
+  const Stage& st = s.stage(stage);
+  std::vector<int> order;
+  for (int node : order_nodes) order.push_back(st.leaf_position(node));
+  s.apply(std::make_shared<ReorderStep>(stage, order));
+  return s;
+}
+
+State fuse_into_consumer(const State& state, int stage, int consumer, const std::vector<int>& spatial_splits, int levels) {
+  State s = state;
+  const int axes = s.stage(consumer).num_spatial_roots();
+  std::vector<std::vector<int>> parts(axes);
+  for (int d = 0; d < axes; ++d) {
+    if (d >= static_cast<int>(spatial_splits.size()) || spatial_splits[d] < 0) {
+      parts[d] = {d};
+      continue;
+    }
+    s.apply(std::make_shared<FollowSplitStep>(consumer, s.stage(consumer).leaf_position(d), spatial_splits[d], levels));
+    parts[d] = last_split_outputs(s, consumer);
+  }
+  std::vector<int> order_nodes;
+  int attach_node = -1;
+  for (int level = 0; level <= levels; ++level) {
+    for (int d = 0; d < axes; ++d) {
+      if (level >= static_cast<int>(parts[d].size())) continue;
+      order_nodes.push_back(parts[d][level]);
+      if (level < levels) attach_node = parts[d][level];
+    }
+  }
+  const Stage& cs = s.stage(consumer);
+  std::vector<int> order;
+  for (int node : order_nodes) order.push_back(cs.leaf_position(node));
+  s.apply(std::make_shared<ReorderStep>(consumer, order));
+  if (attach_node < 0) attach_node = order_nodes.front();
+  s.apply(std::make_shared<ComputeAtStep>(stage, consumer, s.stage(consumer).leaf_position(attach_node)));
+  return s;
+}
+
+}  // namespace ansor

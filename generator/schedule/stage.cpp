@@ -1,0 +1,76 @@
+// Stage construction and iterator annotation names.
+#include "schedule/stage.h"
+
+#include <algorithm>
+
+namespace ansor {
+
+namespace {
+struct AnnotationInfo {
+  std::string_view name;
+  bool thread;
+};
+constexpr AnnotationInfo kAnnotations[] = {
+#define ITER_ANNOTATION(Enum, name, is_thread_binding) {name, is_thread_binding},
+#include "schedule/annotation.def"
+};
+}  // namespace
+
+std::string_view annotation_name(IterAnnotation a) { return kAnnotations[static_cast<int>(a)].name; }
+bool is_thread_binding(IterAnnotation a) { return kAnnotations[static_cast<int>(a)].thread; }
+
+bool parse_annotation(std::string_view name, IterAnnotation& out) {
+  for (size_t i = 0; i < std::size(kAnnotations); ++i) {
+    if (kAnnotations[i].name == name) {
+      out = static_cast<IterAnnotation>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view iter_kind_name(IterKind k) {
+  switch (k) {
+    case IterKind::Spatial: return "spatial";
+    case IterKind::Reduce: return "reduce";
+    case IterKind::Mixed: return "mixed";
+  }
+  return "?";
+}
+
+std::string_view memory_scope_name(MemoryScope s) {
+  switch (s) {
+    case MemoryScope::Global: return "global";
+    case MemoryScope::Local: return "local";
+    case MemoryScope::Shared: return "shared";
+  }
+  return "?";
+}
+
+bool parse_memory_scope(std::string_view name, MemoryScope& out) {
+  for (MemoryScope s : {MemoryScope::Global, MemoryScope::Local, MemoryScope::Shared}) {
+    if (memory_scope_name(s) == name) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+int Stage::leaf_position(int iter) const {
+  auto it = std::find(leaves.begin(), leaves.end(), iter);
+  return it == leaves.end() ? -1 : static_cast<int>(it - leaves.begin());
+}
+
+Stage make_initial_stage(const OpPtr& op) {
+  Stage s;
+  s.op = op;
+  for (auto& ax : op->axes) s.iters.push_back({ax.var->name, ax.extent, IterKind::Spatial, IterAnnotation::None});
+  if (const ReduceNode* r = op->reduction())
+    for (auto& ax : r->axes) s.iters.push_back({ax.var->name, ax.extent, IterKind::Reduce, IterAnnotation::None});
+  s.num_roots = static_cast<int>(s.iters.size());
+  for (int i = 0; i < s.num_roots; ++i) s.leaves.push_back(i);
+  return s;
+}
+
+}  // namespace ansor

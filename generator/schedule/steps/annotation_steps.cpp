@@ -1,0 +1,78 @@
+// Steps that annotate without changing the loop structure: annotate, pragma, storage_align.
+#include <fmt/format.h>
+
+#include "schedule/steps/step_util.h"
+
+namespace ansor {
+
+using namespace step_util;
+
+void AnnotateStep::apply_to(State& state) const {
+  Stage& st = loop_stage(state, stage, "annotate");
+  Iterator& it = st.iters[leaf_node(st, iter, "annotate")];
+  if (annotation == IterAnnotation::None) throw StepError("annotate: no annotation");
+  if (it.annotation != IterAnnotation::None)
+    throw StepError(fmt::format("annotate: loop '{}' is already annotated {}", it.name, annotation_name(it.annotation)));
+  // Iterations of a reduction loop update the same element: running them in parallel races.
+  if (it.kind != IterKind::Spatial && (annotation == IterAnnotation::Parallel || is_thread_binding(annotation)))
+    throw StepError(fmt::format("annotate: loop '{}' is a reduction loop and cannot be {}", it.name, annotation_name(annotation)));
+  it.annotation = annotation;
+}
+
+nlohmann::json AnnotateStep::to_json() const {
+  nlohmann::json j = header(kind());
+  j["stage"] = stage;
+  j["iter"] = iter;
+  j["annotation"] = std::string(annotation_name(annotation));
+  return j;
+}
+
+std::string AnnotateStep::describe(const State& s) const {
+  return fmt::format("annotate({}, {}, {})", stage_name(s, stage), loop_name(s, stage, iter), annotation_name(annotation));
+}
+
+void PragmaStep::apply_to(State& state) const {
+  Stage& st = loop_stage(state, stage, "pragma");
+  leaf_node(st, iter, "pragma");
+  if (value < 0 || value > 4096) throw StepError(fmt::format("pragma: auto_unroll_max_step {} is out of range [0, 4096]", value));
+  st.auto_unroll_max_step = static_cast<int>(value);
+}
+
+nlohmann::json PragmaStep::to_json() const {
+  nlohmann::json j = header(kind());
+  j["stage"] = stage;
+  j["iter"] = iter;
+  j["auto_unroll_max_step"] = value;
+  return j;
+}
+
+std::string PragmaStep::describe(const State& s) const {
+  return fmt::format("pragma({}, {}, auto_unroll_max_step={})", stage_name(s, stage), loop_name(s, stage, iter), value);
+}
+
+void StorageAlignStep::apply_to(State& state) const {
+  Stage& st = loop_stage(state, stage, "storage_align");
+  if (axis < 0 || axis >= st.num_spatial_roots())
+    throw StepError(fmt::format("storage_align: '{}' has no dimension {}", st.op->name, axis));
+  if (factor < 1 || factor > 4096 || offset < 0 || offset >= factor)
+    throw StepError(fmt::format("storage_align: factor {} and offset {} must satisfy 1 <= factor <= 4096, 0 <= offset < factor", factor,
+                                offset));
+  st.align_dim = axis;
+  st.align_factor = factor;
+  st.align_offset = offset;
+}
+
+nlohmann::json StorageAlignStep::to_json() const {
+  nlohmann::json j = header(kind());
+  j["stage"] = stage;
+  j["axis"] = axis;
+  j["factor"] = factor;
+  j["offset"] = offset;
+  return j;
+}
+
+std::string StorageAlignStep::describe(const State& s) const {
+  return fmt::format("storage_align({}, dim {}, {}, {})", stage_name(s, stage), axis, factor, offset);
+}
+
+}  // namespace ansor

@@ -1,0 +1,222 @@
+// ansor-measure-worker: the process that runs candidate kernels for the tuner.
+//
+// It reads one JSON request per line on standard input and answers each with one line:
+//   {"op":"prepare","library":L,"symbol":S,"workload":W,"seed":N}
+//       loads the reference kernel S_info from shared library L, fills its inputs with seeded
+//       random values and keeps its outputs as workload W's expected results;
+//   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E}
+//       runs candidate S_info on W's inputs (const inputs packed the candidate's way), compares
+//       its outputs with the reference, then times it: one warm-up call, then calls until T
+//       seconds and at least 3 calls; answers the median and the spread.
+// Candidates crash, hang or misbehave: that is why this is a process of its own. The runtime
+// is linked in and exported, so candidates' parallel loops all use this process's thread pool.
+#include <ansor/kernel_support.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Json = nlohmann::json;
+
+struct Workload {
+  std::vector<std::vector<unsigned char>> inputs;    // per argument; empty for outputs
+  std::vector<std::vector<unsigned char>> expected;  // per argument; empty for inputs
+};
+
+int64_t elements(const ansor_tensor_info& t) {
+  int64_t n = 1;
+  for (int d = 0; d < t.rank; ++d) n *= t.shape[d];
+  return n;
+}
+
+double value_at(const unsigned char* p, ansor_dtype t, int64_t i) {
+  switch (t) {
+    case ANSOR_DTYPE_F32: return reinterpret_cast<const float*>(p)[i];
+    case ANSOR_DTYPE_F64: return reinterpret_cast<const double*>(p)[i];
+    case ANSOR_DTYPE_I8: return reinterpret_cast<const int8_t*>(p)[i];
+    case ANSOR_DTYPE_I16: return reinterpret_cast<const int16_t*>(p)[i];
+    case ANSOR_DTYPE_I32: return reinterpret_cast<const int32_t*>(p)[i];
+    case ANSOR_DTYPE_I64: return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
+    case ANSOR_DTYPE_U8:
+    case ANSOR_DTYPE_BOOL: return p[i];
+    case ANSOR_DTYPE_F16: return ansor_rt::f16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
+    case ANSOR_DTYPE_BF16: return ansor_rt::bf16_to_f32(reinterpret_cast<const uint16_t*>(p)[i]);
+  }
+  return NAN;
+}
+
+void fill_random(std::vector<unsigned char>& buf, ansor_dtype t, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  size_t size = ansor_dtype_size(t);
+  for (size_t i = 0; i < buf.size() / size; ++i) {
+    unsigned char* p = buf.data() + i * size;
+    float f = real(rng);
+    switch (t) {
+      case ANSOR_DTYPE_F32: std::memcpy(p, &f, 4); break;
+      case ANSOR_DTYPE_F64: {
+        double d = f;
+        std::memcpy(p, &d, 8);
+        break;
+      }
+      case ANSOR_DTYPE_F16:
+      case ANSOR_DTYPE_BF16: {
+        uint16_t h = t == ANSOR_DTYPE_F16 ? ansor_rt::f32_to_f16(f) : ansor_rt::f32_to_bf16(f);
+        std::memcpy(p, &h, 2);
+        break;
+      }
+      case ANSOR_DTYPE_BOOL: *p = static_cast<unsigned char>(rng() & 1); break;
+      default: {
+        int64_t small = static_cast<int64_t>(rng() % 15) - 7;
+        std::memcpy(p, &small, size);  // little-endian: the low bytes
+        break;
+      }
+    }
+  }
+}
+
+class Worker {
+ public:
+  Json handle(const Json& req) {
+    std::string op = req.at("op");
+    if (op == "prepare") return prepare(req);
+    if (op == "measure") return measure(req);
+    return {{"result", "run_error"}, {"message", "unknown request"}};
+  }
+
+ private:
+  // A loaded library, closed when the request is done (thousands of candidates pass through).
+  struct Library {
+    void* handle = nullptr;
+    ~Library() {
+      if (handle) ::dlclose(handle);
+    }
+  };
+
+  static const ansor_kernel_info* load(Library& lib, const std::string& path, const std::string& symbol, std::string& error) {
+    lib.handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib.handle) {
+      error = ::dlerror();
+      return nullptr;
+    }
+    auto* info = static_cast<const ansor_kernel_info*>(::dlsym(lib.handle, (symbol + "_info").c_str()));
+    if (!info) {
+      error = "no kernel " + symbol + " in " + path;
+    } else if (info->abi_version != ANSOR_KERNEL_INFO_VERSION) {
+      error = "the kernel was compiled against another ansor runtime";
+      return nullptr;
+    }
+    return info;
+  }
+
+  Json prepare(const Json& req) {
+    std::string error;
+    Library lib;
+    const ansor_kernel_info* info = load(lib, req.at("library"), req.at("symbol"), error);
+    if (!info) return {{"result", "run_error"}, {"message", error}};
+    std::mt19937_64 rng(req.value("seed", 1u));
+    Workload w;
+    std::vector<void*> args;
+    for (int i = 0; i < info->num_args; ++i) {
+      const ansor_tensor_info& t = info->args[i];
+      std::vector<unsigned char> buf(static_cast<size_t>(elements(t)) * ansor_dtype_size(t.dtype));
+      if (!t.is_output) fill_random(buf, t.dtype, rng);
+      (t.is_output ? w.expected : w.inputs).push_back(std::move(buf));
+      (t.is_output ? w.inputs : w.expected).emplace_back();
+    }
+    for (int i = 0; i < info->num_args; ++i) args.push_back((info->args[i].is_output ? w.expected : w.inputs)[i].data());
+    if (info->call(args.data()) != 0) return {{"result", "run_error"}, {"message", "the reference kernel failed"}};
+    workloads_[req.at("workload")] = std::move(w);
+    return {{"result", "ok"}};
+  }
+
+  Json measure(const Json& req) {
+    auto it = workloads_.find(req.at("workload"));
+    if (it == workloads_.end()) return {{"result", "run_error"}, {"message", "unknown workload"}};
+    const Workload& w = it->second;
+    std::string error;
+    Library lib;
+    const ansor_kernel_info* info = load(lib, req.at("library"), req.at("symbol"), error);
+    if (!info) return {{"result", "run_error"}, {"message", error}};
+    std::vector<std::vector<unsigned char>> buffers(info->num_args);
+    std::vector<void*> args;
+    for (int i = 0; i < info->num_args; ++i) {
+      const ansor_tensor_info& t = info->args[i];
+      size_t size = ansor_dtype_size(t.dtype);
+      if (t.is_output) {
+        // Poisoned, so that an element the kernel never writes is caught.
+        buffers[i].assign(w.expected[i].size(), 0xff);
+      } else if (t.is_const) {
+        buffers[i].assign(static_cast<size_t>(info->packed_elements(i)) * size, 0);
+        if (info->pack(i, w.inputs[i].data(), buffers[i].data()) != 0) return {{"result", "run_error"}, {"message", "packing failed"}};
+      } else {
+        buffers[i] = w.inputs[i];
+      }
+      args.push_back(buffers[i].data());
+    }
+    if (info->call_packed(args.data()) != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error"}};
+    double tolerance = req.value("tolerance", 1e-4);
+    for (int i = 0; i < info->num_args; ++i) {
+      const ansor_tensor_info& t = info->args[i];
+      if (!t.is_output) continue;
+      int64_t n = elements(t);
+      double scale = 1;
+      for (int64_t e = 0; e < n; ++e) scale = std::max(scale, std::fabs(value_at(w.expected[i].data(), t.dtype, e)));
+      for (int64_t e = 0; e < n; ++e) {
+        double got = value_at(buffers[i].data(), t.dtype, e), want = value_at(w.expected[i].data(), t.dtype, e);
+        if (!(std::fabs(got - want) <= tolerance * scale) && !(std::isnan(got) && std::isnan(want)))
+          return {{"result", "wrong_result"},
+                  {"message", "output '" + std::string(t.name) + "' element " + std::to_string(e) + ": " + std::to_string(got) +
+                                  " instead of " + std::to_string(want)}};
+      }
+    }
+    double min_seconds = req.value("min_seconds", 0.1);
+    std::vector<double> times;
+    double total = 0;
+    info->call_packed(args.data());
+    while ((total < min_seconds || times.size() < 3) && times.size() < 100000) {
+      auto start = std::chrono::steady_clock::now();
+      info->call_packed(args.data());
+      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      times.push_back(dt);
+      total += dt;
+    }
+    std::sort(times.begin(), times.end());
+    double median = times[times.size() / 2];
+    return {{"result", "ok"}, {"seconds", median}, {"spread", (times.back() - times.front()) / median}, {"repeats", times.size()}};
+  }
+
+  std::map<std::string, Workload> workloads_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
+  // --threads N: the thread count of the target being tuned.
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--threads") ansor_set_num_threads(std::atoi(argv[i + 1]));
+  Worker worker;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    Json answer;
+    try {
+      answer = worker.handle(Json::parse(line));
+    } catch (const std::exception& e) {
+      answer = {{"result", "run_error"}, {"message", e.what()}};
+    }
+    std::cout << answer.dump() << std::endl;
+  }
+  return 0;
+}

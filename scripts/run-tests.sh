@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, then
+#  1. builds everything (Release, the default compiler) and runs every test with ctest;
+#  2. builds again with clang++ under AddressSanitizer and UndefinedBehaviorSanitizer
+#     (generator, runtime and emitted kernels) and runs the unit and kernel tests there;
+#  3. runs the kernels.def parser fuzzer for ANSOR_FUZZ_SECONDS (default 60).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install-deps.sh
+jobs=$(nproc)
+build=${ANSOR_BUILD_DIR:-build}
+asan_build=${ANSOR_ASAN_BUILD_DIR:-build-asan}
+fuzz_seconds=${ANSOR_FUZZ_SECONDS:-60}
+
+start=$(date +%s)
+echo "== build and test ($build)"
+./scripts/configure.sh "$build" -DCMAKE_BUILD_TYPE=Release -DANSOR_WARNINGS_AS_ERRORS=ON
+cmake --build "$build" --parallel "$jobs"
+ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
+
+echo "== sanitizers ($asan_build)"
+cmake -S . -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+  -DANSOR_SANITIZE=address,undefined -DANSOR_BUILD_FUZZERS=ON -DANSOR_WARNINGS_AS_ERRORS=ON \
+  -DANSOR_GEN_EXECUTABLE="$(cd "$build" && pwd)/generator/ansor-gen" -DANSOR_BUILD_KERNELS=OFF
+cmake --build "$asan_build" --parallel "$jobs"
+ctest --test-dir "$asan_build" --output-on-failure --parallel "$jobs" --label-exclude integration
+
+echo "== fuzzing the kernels.def front end for ${fuzz_seconds}s"
+tests/fuzz/run_parser_fuzzer.sh "$asan_build/tests/fuzz/ansor_parser_fuzzer" "$fuzz_seconds"
+
+echo "== all tests passed in $(( $(date +%s) - start ))s"

@@ -1,0 +1,149 @@
+// The ansor-gen command line through run_cli: exit statuses (0 success, 1 bad input, 2 misuse),
+// error messages naming the place, and the files emit and configure write.
+#include "driver/cli.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ansor {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ansor_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+
+  int run(std::vector<std::string> args) {
+    args.insert(args.begin(), "ansor-gen");
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    out_.str("");
+    err_.str("");
+    return run_cli(static_cast<int>(argv.size()), argv.data(), out_, err_);
+  }
+
+  fs::path dir_;
+  std::ostringstream out_, err_;
+};
+
+constexpr const char* kGood = R"(kernel mm {
+  A = input f32[4, 6]
+  B = const f32[6, 5]
+  C = matmul(A, B)
+}
+kernel add1 {
+  X = input i32[3]
+  Y[i:3] = X[i] + 1
+}
+)";
+
+TEST_F(CliTest, CheckAcceptsAValidFile) {
+  EXPECT_EQ(run({"check", write("k.def", kGood)}), 0);
+  EXPECT_NE(out_.str().find("2 kernels OK"), std::string::npos);
+}
+
+TEST_F(CliTest, CheckReportsTheFirstErrorWithItsPosition) {
+  std::string def = write("bad.def", "kernel k {\n  A = input f32[4]\n  B[i:4] = Wt[i]\n}\n");
+  EXPECT_EQ(run({"check", def}), 1);
+  EXPECT_NE(err_.str().find("bad.def:3:12: error: unknown tensor 'Wt'"), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("\n  B[i:4] = Wt[i]\n           ^"), std::string::npos) << err_.str();
+}
+
+TEST_F(CliTest, MissingFileIsBadInput) {
+  EXPECT_EQ(run({"check", (dir_ / "missing.def").string()}), 1);
+  EXPECT_NE(err_.str().find("cannot read"), std::string::npos);
+}
+
+TEST_F(CliTest, MisuseExitsWithTwo) {
+  EXPECT_EQ(run({}), 2);
+  EXPECT_EQ(run({"frobnicate"}), 2);
+  EXPECT_EQ(run({"emit", write("k.def", kGood)}), 2);  // --name and --out are required
+  EXPECT_EQ(run({"emit", write("k.def", kGood), "--name", "not-an-identifier", "--out", dir_.string()}), 2);
+  EXPECT_EQ(run({"emit", write("k.def", kGood), "--name", "lib", "--out", dir_.string(), "--schedule", "fastest"}), 2);
+}
+
+TEST_F(CliTest, EverySubcommandHasHelp) {
+  for (const char* cmd : {"check", "list", "emit", "configure", "lower"}) {
+    EXPECT_EQ(run({cmd, "--help"}), 0) << cmd;
+    EXPECT_NE(out_.str().find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+TEST_F(CliTest, ListShowsShapesAndFlops) {
+  ASSERT_EQ(run({"list", write("k.def", kGood)}), 0);
+  std::string s = out_.str();
+  EXPECT_NE(s.find("inputs:   A f32[4, 6], B f32[6, 5]"), std::string::npos) << s;
+  EXPECT_NE(s.find("outputs:  C f32[4, 5]"), std::string::npos) << s;
+  EXPECT_NE(s.find("flops:    240"), std::string::npos) << s;
+  ASSERT_EQ(run({"list", write("k.def", kGood), "--json"}), 0);
+  EXPECT_NE(out_.str().find("\"workload_key\""), std::string::npos);
+}
+
+TEST_F(CliTest, EmitWritesHeaderRegistryAndOneSourcePerKernel) {
+  std::string def = write("k.def", kGood);
+  fs::path out = dir_ / "out";
+  ASSERT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string(), "--schedule", "naive"}), 0) << err_.str();
+  EXPECT_TRUE(fs::exists(out / "mylib.h"));
+  EXPECT_TRUE(fs::exists(out / "mylib_registry.cpp"));
+  EXPECT_TRUE(fs::exists(out / "mylib_mm.cpp"));
+  EXPECT_TRUE(fs::exists(out / "mylib_add1.cpp"));
+  std::ifstream header(out / "mylib.h");
+  std::string text((std::istreambuf_iterator<char>(header)), {});
+  EXPECT_NE(text.find("int mylib_mm(const float* A, const float* B, float* C);"), std::string::npos) << text;
+  EXPECT_NE(text.find("int mylib_add1(const int32_t* X, int32_t* Y);"), std::string::npos) << text;
+}
+
+TEST_F(CliTest, EmitLeavesUnchangedFilesAlone) {
+  std::string def = write("k.def", kGood);
+  fs::path out = dir_ / "out";
+  ASSERT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string()}), 0);
+  auto before = fs::last_write_time(out / "mylib_mm.cpp");
+  fs::last_write_time(out / "mylib_mm.cpp", before - std::chrono::hours(1));
+  auto aged = fs::last_write_time(out / "mylib_mm.cpp");
+  ASSERT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string()}), 0);
+  EXPECT_EQ(fs::last_write_time(out / "mylib_mm.cpp"), aged);
+}
+
+TEST_F(CliTest, BadInputWritesNothing) {
+  std::string def = write("k.def", std::string(kGood) + "kernel broken { A = input f32[2]\n B = nope(A) }\n");
+  fs::path out = dir_ / "out";
+  EXPECT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string()}), 1);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(CliTest, ConfigureWritesFragmentsAndTheKernelList) {
+  std::string def = write("k.def", "let M = 4\n" + std::string(kGood));
+  fs::path out = dir_ / "cfg";
+  ASSERT_EQ(run({"configure", def, "--name", "lib", "--out", out.string()}), 0) << err_.str();
+  std::ifstream list(out / "lib_kernels.cmake");
+  std::string text((std::istreambuf_iterator<char>(list)), {});
+  EXPECT_NE(text.find("mm\n  add1)"), std::string::npos) << text;
+  // A fragment is a valid kernels.def of its own.
+  EXPECT_EQ(run({"check", (out / "defs" / "add1.def").string()}), 0) << err_.str();
+}
+
+TEST_F(CliTest, LowerPrintsTheLoopProgram) {
+  ASSERT_EQ(run({"lower", write("k.def", kGood), "--kernel", "add1"}), 0);
+  EXPECT_NE(out_.str().find("for i in 0..3:"), std::string::npos) << out_.str();
+  EXPECT_EQ(run({"lower", write("k.def", kGood), "--kernel", "nope"}), 2);
+}
+
+}  // namespace
+}  // namespace ansor

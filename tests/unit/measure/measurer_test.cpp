@@ -1,0 +1,128 @@
+// Measurement end to end, with the real kernel compiler and worker process: candidates are
+// built, checked against the reference and timed; planted faults (compile errors, crashes,
+// hangs, wrong results) become records of their kind and do not stop tuning.
+#include "measure/measurer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "lang/program.h"
+#include "schedule/random_schedule.h"
+#include "schedule/steps.h"
+#include "tune/tuner.h"
+
+namespace ansor {
+namespace {
+
+namespace fs = std::filesystem;
+
+class MeasurerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ansor_measure_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    auto file = std::make_shared<SourceFile>();
+    file->path = "measure_test.def";
+    file->text = "kernel mm { A = input f32[48, 32]\n B = const f32[32, 40]\n C[i:48, j:40] = sum(k:32, A[i, k] * B[k, j]) }";
+    program_ = load_program(file);
+    dag_ = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5) {
+    KernelCompiler compiler = make_kernel_compiler();
+    MeasureOptions options;
+    options.min_seconds = 0.01;
+    options.run_timeout_seconds = run_timeout;
+    options.worker_path = ANSOR_TEST_WORKER;
+    options.lock_dir = dir_.string();
+    options.build.runtime_include = default_runtime_include();
+    options.build.work_dir = (dir_ / "work").string();
+    return std::make_unique<Measurer>(compiler, detect_host(compiler), options);
+  }
+
+  // A reasonable schedule: i split and parallel, j vectorised, B packed.
+  State tiled() const {
+    State s(dag_);
+    s.apply(std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{8}));
+    s.apply(std::make_shared<SplitStep>(2, 2, std::vector<int64_t>{8}));
+    s.apply(std::make_shared<ReorderStep>(2, std::vector<int>{0, 2, 4, 1, 3}));
+    s.apply(std::make_shared<AnnotateStep>(2, 0, IterAnnotation::Parallel));
+    s.apply(std::make_shared<AnnotateStep>(2, 4, IterAnnotation::Vectorize));
+    s.apply(std::make_shared<LayoutRewriteStep>(1));
+    return s;
+  }
+
+  fs::path dir_;
+  Program program_;
+  std::shared_ptr<const ComputeDAG> dag_;
+};
+
+TEST_F(MeasurerTest, PlantedFaultsBecomeRecordsOfTheirKind) {
+  auto measurer = make_measurer(3);
+  std::vector<Candidate> batch = {
+      {"mm", tiled(), PlantedFault::None},        {"mm", tiled(), PlantedFault::CompileError},
+      {"mm", tiled(), PlantedFault::Crash},       {"mm", tiled(), PlantedFault::Hang},
+      {"mm", tiled(), PlantedFault::WrongResult}, {"mm", State(dag_), PlantedFault::None},
+  };
+  std::vector<Record> records = measurer->measure(batch);
+  ASSERT_EQ(records.size(), batch.size());
+  EXPECT_EQ(records[0].error, MeasureError::None) << records[0].error_message;
+  EXPECT_GT(records[0].seconds, 0);
+  EXPECT_GE(records[0].repeats, 3);
+  EXPECT_EQ(records[1].error, MeasureError::CompileError);
+  EXPECT_NE(records[1].error_message.find("planted compile error"), std::string::npos) << records[1].error_message;
+  EXPECT_EQ(records[2].error, MeasureError::Crash);
+  EXPECT_EQ(records[3].error, MeasureError::RunTimeout);
+  EXPECT_EQ(records[4].error, MeasureError::WrongResult);
+  // The worker was restarted after the crash and the hang.
+  EXPECT_EQ(records[5].error, MeasureError::None) << records[5].error_message;
+  for (const Record& r : records) {
+    EXPECT_EQ(r.workload_key, dag_->workload_key());
+    EXPECT_EQ(r.compiler, measurer->compiler().identity());
+    EXPECT_EQ(r.target, measurer->target().to_string());
+  }
+  EXPECT_EQ(records[0].steps.size(), tiled().steps().size());
+}
+
+TEST_F(MeasurerTest, TuningFinishesItsBudgetDespiteFaults) {
+  auto measurer = make_measurer(3);
+  TuningCache cache((dir_ / "cache").string());
+  TuneOptions options;
+  options.trials = 10;
+  options.batch_size = 5;
+  options.faults = parse_fault_plan("1:compile_error,3:crash,6:wrong_result,8:hang");
+  std::ostringstream progress;
+  TuneSummary summary = tune_kernel(program_.kernels[0], *measurer, cache, options, progress);
+  EXPECT_EQ(summary.measured, 10);
+  EXPECT_GE(summary.failed, 4);
+  ASSERT_TRUE(summary.best.has_value());
+  TuningCache::Loaded loaded = cache.load(measurer->target().to_string());
+  EXPECT_EQ(loaded.records.size(), 10u);
+  EXPECT_TRUE(loaded.warnings.empty());
+  EXPECT_NE(progress.str().find("[tune] mm: 5/10 trials, best"), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("[tune] mm: 10/10 trials"), std::string::npos) << progress.str();
+}
+
+TEST_F(MeasurerTest, RepeatedMeasurementsOfOneKernel) {
+  auto measurer = make_measurer();
+  std::vector<Candidate> batch(10, Candidate{"mm", tiled(), PlantedFault::None});
+  std::vector<Record> records = measurer->measure(batch);
+  double lo = 1e9, hi = 0;
+  for (const Record& r : records) {
+    ASSERT_TRUE(r.ok()) << r.error_message;
+    lo = std::min(lo, r.seconds);
+    hi = std::max(hi, r.seconds);
+  }
+  // Timing noise is reported, not asserted: the machine is shared.
+  std::cout << "10 measurements of one kernel: median times from " << lo * 1e6 << " us to " << hi * 1e6 << " us (spread "
+            << (hi - lo) / lo * 100 << " %)\n";
+  EXPECT_GT(lo, 0);
+}
+
+}  // namespace
+}  // namespace ansor

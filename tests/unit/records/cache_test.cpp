@@ -1,0 +1,190 @@
+// The tuning cache: whole-line appends that survive kill -9 and concurrent writers, reads that
+// skip torn, garbage, foreign and hostile lines with a warning naming file and line, and
+// best-record queries that only return records that replay.
+#include "records/cache.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "lang/program.h"
+#include "schedule/steps.h"
+
+namespace ansor {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
+constexpr const char* kCompiler = "clang++ (test) -O3";
+
+class CacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ansor_cache_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    auto file = std::make_shared<SourceFile>();
+    file->path = "cache_test.def";
+    file->text = "kernel k { A = input f32[16, 8]\n B = input f32[8, 12]\n C = matmul(A, B) }";
+    dag_ = std::make_shared<const ComputeDAG>(load_program(file).kernels[0].dag);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Record record(double seconds, std::vector<StepPtr> steps = {}) const {
+    Record r;
+    r.workload_key = dag_->workload_key();
+    r.dag = dag_->canonical_text();
+    r.kernel = "k";
+    r.target = kTarget;
+    r.compiler = kCompiler;
+    r.steps = std::move(steps);
+    r.seconds = seconds;
+    r.repeats = 3;
+    return r;
+  }
+
+  std::string file() const { return TuningCache(dir_.string()).file_for(kTarget); }
+
+  void append_raw(const std::string& text) const {
+    fs::create_directories(dir_);
+    std::ofstream(file(), std::ios::app) << text;
+  }
+
+  fs::path dir_;
+  std::shared_ptr<const ComputeDAG> dag_;
+};
+
+TEST_F(CacheTest, AppendsAndLoadsRecordsPerTarget) {
+  TuningCache cache(dir_.string());
+  cache.append(record(2e-3));
+  cache.append(record(1e-3));
+  Record other = record(5e-3);
+  other.target = "cpu:x86_64:othercpu:avx2:t2";
+  cache.append(other);
+  TuningCache::Loaded loaded = cache.load(kTarget);
+  EXPECT_EQ(loaded.records.size(), 2u);
+  EXPECT_TRUE(loaded.warnings.empty());
+  EXPECT_EQ(cache.load(other.target).records.size(), 1u);
+  EXPECT_TRUE(cache.load("cpu:x86_64:nothing:avx2:t1").records.empty());
+}
+
+TEST_F(CacheTest, SkipsBadLinesWithWarningsAndKeepsTheRest) {
+  TuningCache cache(dir_.string());
+  cache.append(record(3e-3));
+  append_raw("garbage that is not json\n");
+  append_raw("{\"v\": 7, \"workload\": \"x\"}\n");  // a future format version
+  append_raw("\n");
+  cache.append(record(2e-3));
+  append_raw("{\"v\": 1, \"workload\": \"torn");  // a writer killed mid-line
+  cache.append(record(1e-3));                    // closes the torn line first
+  TuningCache::Loaded loaded = cache.load(kTarget);
+  ASSERT_EQ(loaded.records.size(), 3u);
+  ASSERT_EQ(loaded.warnings.size(), 3u) << ::testing::PrintToString(loaded.warnings);
+  EXPECT_NE(loaded.warnings[0].find(file() + ":2: skipped"), std::string::npos) << loaded.warnings[0];
+  EXPECT_NE(loaded.warnings[1].find(":3: skipped: unknown record format version 7"), std::string::npos) << loaded.warnings[1];
+  EXPECT_NE(loaded.warnings[2].find(":6: skipped"), std::string::npos) << loaded.warnings[2];
+}
+
+TEST_F(CacheTest, ATornLastLineIsSkippedNotFatal) {
+  TuningCache cache(dir_.string());
+  cache.append(record(3e-3));
+  append_raw(record_to_line(record(1e-3)).substr(0, 40));
+  TuningCache::Loaded loaded = cache.load(kTarget);
+  EXPECT_EQ(loaded.records.size(), 1u);
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find("incomplete"), std::string::npos);
+}
+
+TEST_F(CacheTest, ConcurrentWritersNeverInterleave) {
+  constexpr int kWriters = 4, kEach = 150;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      TuningCache cache(dir_.string());
+      // Long steps lists make lines long enough that unlocked writes would interleave.
+      std::vector<StepPtr> steps(40, std::make_shared<ReorderStep>(2, std::vector<int>{0, 1, 2}));
+      for (int i = 0; i < kEach; ++i) cache.append(record(1e-3 * (w + 1), steps));
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  TuningCache::Loaded loaded = TuningCache(dir_.string()).load(kTarget);
+  EXPECT_EQ(loaded.records.size(), static_cast<size_t>(kWriters * kEach));
+  EXPECT_TRUE(loaded.warnings.empty()) << loaded.warnings.front();
+}
+
+TEST_F(CacheTest, KillNineDuringAppendsLosesNothingFinished) {
+  std::mt19937 rng(5);
+  size_t finished_before_last_kill = 0;
+  for (int round = 0; round < 12; ++round) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(fds[0]);
+      TuningCache cache(dir_.string());
+      std::vector<StepPtr> steps(60, std::make_shared<ReorderStep>(2, std::vector<int>{0, 1, 2}));
+      for (;;) {
+        cache.append(record(1e-3, steps));
+        char c = 1;
+        if (::write(fds[1], &c, 1) != 1) ::_exit(1);  // one byte per finished append
+      }
+    }
+    ::close(fds[1]);
+    ::usleep(std::uniform_int_distribution<int>(1000, 20000)(rng));
+    ::kill(pid, SIGKILL);
+    int status;
+    ::waitpid(pid, &status, 0);
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof(buf))) > 0) finished_before_last_kill += static_cast<size_t>(n);
+    ::close(fds[0]);
+  }
+  TuningCache::Loaded loaded = TuningCache(dir_.string()).load(kTarget);
+  // Every append that returned is there; at most one torn line per kill is skipped.
+  EXPECT_GE(loaded.records.size(), finished_before_last_kill);
+  EXPECT_LE(loaded.warnings.size(), 12u);
+  for (const std::string& w : loaded.warnings) EXPECT_NE(w.find("skipped"), std::string::npos);
+}
+
+TEST_F(CacheTest, BestRecordsReplayAndSkipThoseThatDoNot) {
+  std::vector<Record> records = {
+      record(3e-3),
+      record(1e-3, {std::make_shared<SplitStep>(9, 0, std::vector<int64_t>{2})}),  // no stage 9: does not apply
+      record(2e-3, {std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{4})}),
+  };
+  Record failed = record(0.5e-3);
+  failed.error = MeasureError::WrongResult;
+  records.push_back(failed);
+  Record other_compiler = record(0.1e-3);
+  other_compiler.compiler = "g++ (test) -O2";
+  records.push_back(other_compiler);
+  Record other_workload = record(0.1e-3);
+  other_workload.workload_key = "ffffffffffffffffffffffffffffffff";
+  records.push_back(other_workload);
+  std::vector<std::string> warnings;
+  std::vector<ReplayedRecord> best = best_records(records, dag_, kCompiler, 2, warnings);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_DOUBLE_EQ(best[0].record.seconds, 2e-3);
+  EXPECT_EQ(best[0].state.stage(2).leaves.size(), 4u);  // i split in two
+  EXPECT_DOUBLE_EQ(best[1].record.seconds, 3e-3);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("does not apply"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ansor
