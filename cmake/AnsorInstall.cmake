@@ -20,7 +20,3 @@ install(FILES
   ${CMAKE_CURRENT_BINARY_DIR}/AnsorConfigVersion.cmake
   ${CMAKE_CURRENT_LIST_DIR}/AnsorKernels.cmake
   DESTINATION ${ANSOR_INSTALL_CMAKEDIR})
-
-# In the build tree, the generator and runtime are ordinary targets under the names an
-# installed package gives them.
-add_executable(Ansor::ansor-gen ALIAS ansor-gen)

@@ -15,7 +15,7 @@ fuzz_seconds=${ANSOR_FUZZ_SECONDS:-60}
 
 start=$(date +%s)
 echo "== build and test ($build)"
-./scripts/configure.sh "$build" -DCMAKE_BUILD_TYPE=Release -DANSOR_WARNINGS_AS_ERRORS=ON
+./scripts/configure.sh "$build" -DCMAKE_BUILD_TYPE=Release -DANSOR_WARNINGS_AS_ERRORS=ON -DANSOR_DEMO_TRIALS=0
 cmake --build "$build" --parallel "$jobs"
 ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
 

@@ -98,8 +98,11 @@ bool elementwise_match(const Operation& producer, const Operation& consumer) {
     if (l->tensor != producer.name) continue;
     reads = true;
     if (l->indices.size() != consumer.axes.size()) return false;
-    for (size_t d = 0; d < l->indices.size(); ++d)
-      if (l->indices[d] != consumer.axes[d].var) return false;
+    for (size_t d = 0; d < l->indices.size(); ++d) {
+      // An axis of extent 1 reads as the constant 0.
+      bool same_axis = l->indices[d] == consumer.axes[d].var || (consumer.axes[d].extent == 1 && is_const_int(l->indices[d], 0));
+      if (!same_axis) return false;
+    }
   }
   return reads;
 }

@@ -29,15 +29,12 @@ TensorRef GraphBuilder::add_compute(const std::string& name, std::vector<IterVar
     for (auto& ax : axes) fresh.push_back({make_var(ax.var->name), ax.extent});
     return add_compute(name, fresh, cast(r->dtype, load_tensor(acc, axis_exprs(fresh))));
   }
-  // Index arithmetic written by users and built-ins is brought to canonical form once, here.
-  // Axes of extent 1 stay variables: the access analysis recognises elementwise reads by them.
+  // Index arithmetic written by users and built-ins is brought to canonical form once, here
+  // (an axis of extent 1 becomes the constant 0).
   RangeMap ranges;
-  auto add_range = [&](const IterVar& ax) {
-    if (ax.extent > 1) ranges[ax.var.get()] = Interval::range(ax.extent);
-  };
-  for (auto& ax : axes) add_range(ax);
+  for (auto& ax : axes) ranges[ax.var.get()] = Interval::range(ax.extent);
   if (auto* r = body->as<ReduceNode>())
-    for (auto& ax : r->axes) add_range(ax);
+    for (auto& ax : r->axes) ranges[ax.var.get()] = Interval::range(ax.extent);
   OpPtr op = make_compute(name, std::move(axes), simplify(body, ranges));
   TensorRef ref{name, op->dtype, op->shape};
   ops_.push_back(op);

@@ -50,6 +50,7 @@ class Parser {
   }
 
   AstLet parse_let() {
+    stmt_nodes_ = 0;
     take();  // let
     Token name = expect(Tok::Ident, "after 'let'");
     expect(Tok::Assign, fmt::format("after 'let {}'", name.text).c_str());
@@ -102,6 +103,7 @@ class Parser {
 
   AstStmt parse_stmt() {
     if (at_keyword("let")) return parse_let();
+    stmt_nodes_ = 0;
     Token name = expect(Tok::Ident, "at the start of a statement");
     if (at(Tok::LBracket)) return parse_index_def(name);
     expect(Tok::Assign, fmt::format("or '[' after '{}'", name.text).c_str());
@@ -145,6 +147,8 @@ class Parser {
   // ---- Expressions, by precedence climbing ----
 
   AstExprPtr node(AstExpr::Kind kind, SourceLoc loc) {
+    if (++stmt_nodes_ > kMaxStmtNodes)
+      fail(cur(), fmt::format("statement too large (more than {} operands and operators)", kMaxStmtNodes));
     auto e = std::make_unique<AstExpr>();
     e->kind = kind;
     e->loc = std::move(loc);
@@ -306,6 +310,7 @@ class Parser {
   std::shared_ptr<const SourceFile> file_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int stmt_nodes_ = 0;  // expression nodes of the statement being parsed
 };
 
 }  // namespace

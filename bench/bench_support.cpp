@@ -1,0 +1,60 @@
+// Timing, building and loading for the benchmarks.
+#include "bench_support.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "measure/builder.h"
+#include "measure/measurer.h"
+
+namespace ansor::bench {
+
+double median_seconds(const std::function<void()>& call, double min_seconds) {
+  call();
+  std::vector<double> times;
+  double total = 0;
+  while (total < min_seconds || times.size() < 5) {
+    auto start = std::chrono::steady_clock::now();
+    call();
+    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    times.push_back(dt);
+    total += dt;
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+Kernel load_kernel(const std::string& text, const std::string& name) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "bench.def";
+  file->text = text;
+  Program program = load_program(file);
+  const Kernel* k = program.find(name);
+  if (!k) throw std::runtime_error("no kernel " + name);
+  return *k;
+}
+
+LoadedKernel::LoadedKernel(const std::string& kernel_name, const State& state, const std::string& work_dir) {
+  BuildOptions options;
+  options.work_dir = work_dir;
+  options.runtime_include = default_runtime_include();
+  options.timeout_seconds = 600;
+  Builder builder(make_kernel_compiler(), options);
+  BuildResult built = builder.build({Candidate{kernel_name, state, PlantedFault::None}})[0];
+  if (built.error != MeasureError::None) throw std::runtime_error("the kernel did not build: " + built.message);
+  handle_ = ::dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) throw std::runtime_error(::dlerror());
+  info_ = static_cast<const ansor_kernel_info*>(::dlsym(handle_, (built.symbol + "_info").c_str()));
+  if (!info_) throw std::runtime_error("no kernel in " + built.library);
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (handle_) ::dlclose(handle_);
+}
+
+double gflops(double flops, double seconds) { return flops / seconds / 1e9; }
+
+}  // namespace ansor::bench

@@ -1,0 +1,138 @@
+// Random search (sketches annotated at random, paper §4) on the Ansor paper's GEMM and a
+// ResNet convolution: the best GFLOP/s after each budget of trials, beside OpenBLAS (GEMM) and
+// oneDNN (convolution) timed in the same run.
+//
+//   bench_random_search [--trials 64,200,1000] [--kernel matmul|conv2d]... [--seed S]
+#include <cblas.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <dnnl.hpp>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "bench_support.h"
+#include "measure/measurer.h"
+#include "tune/tuner.h"
+
+using namespace ansor;
+
+namespace {
+
+constexpr const char* kKernels = R"(
+kernel matmul {
+  A = input f32[1024, 1024]
+  B = const f32[1024, 1024]
+  C[i:1024, j:1024] = sum(k:1024, A[i, k] * B[k, j])
+}
+kernel conv2d {
+  X = input f32[1, 128, 28, 28]
+  W = const f32[128, 128, 3, 3]
+  Y = conv2d_nchw(X, W, stride = 1, pad = 1)
+}
+)";
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+double time_openblas_gemm() {
+  const int n = 1024;
+  std::vector<float> a = random_floats(n * n, 1), b = random_floats(n * n, 2), c(n * n);
+  openblas_set_num_threads(ansor_get_num_threads());
+  return bench::median_seconds(
+      [&] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n, 0, c.data(), n); });
+}
+
+double time_onednn_conv() {
+  using namespace dnnl;
+  engine eng(engine::kind::cpu, 0);
+  stream s(eng);
+  memory::dims src = {1, 128, 28, 28}, weights = {128, 128, 3, 3}, dst = {1, 128, 28, 28};
+  auto src_md = memory::desc(src, memory::data_type::f32, memory::format_tag::nchw);
+  auto w_md = memory::desc(weights, memory::data_type::f32, memory::format_tag::oihw);
+  auto dst_md = memory::desc(dst, memory::data_type::f32, memory::format_tag::nchw);
+  // oneDNN picks its own blocked layouts; the weights are reordered once, like a packed input.
+  auto any = [](const memory::dims& d) { return memory::desc(d, memory::data_type::f32, memory::format_tag::any); };
+  // oneDNN 2.x: an operation descriptor, then the primitive descriptor for the engine.
+  convolution_forward::desc conv_desc(prop_kind::forward_inference, algorithm::convolution_direct, any(src), any(weights), any(dst),
+                                      {1, 1}, {1, 1}, {1, 1});
+  convolution_forward::primitive_desc pd(conv_desc, eng);
+  std::vector<float> x = random_floats(128 * 28 * 28, 3), w = random_floats(128 * 128 * 9, 4), y(128 * 28 * 28);
+  memory x_mem(src_md, eng, x.data()), w_mem(w_md, eng, w.data()), y_mem(dst_md, eng, y.data());
+  memory x_blocked(pd.src_desc(), eng), w_blocked(pd.weights_desc(), eng), y_blocked(pd.dst_desc(), eng);
+  reorder(w_mem, w_blocked).execute(s, w_mem, w_blocked);
+  convolution_forward conv(pd);
+  double t = bench::median_seconds([&] {
+    reorder(x_mem, x_blocked).execute(s, x_mem, x_blocked);
+    conv.execute(s, {{DNNL_ARG_SRC, x_blocked}, {DNNL_ARG_WEIGHTS, w_blocked}, {DNNL_ARG_DST, y_blocked}});
+    reorder(y_blocked, y_mem).execute(s, y_blocked, y_mem);
+    s.wait();
+  });
+  return t;
+}
+
+std::vector<int> parse_budgets(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(std::stoi(item));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> budgets = {64, 200, 1000};
+  std::vector<std::string> kernels;
+  uint64_t seed = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--trials") budgets = parse_budgets(argv[i + 1]);
+    if (flag == "--kernel") kernels.push_back(argv[i + 1]);
+    if (flag == "--seed") seed = std::stoull(argv[i + 1]);
+  }
+  if (kernels.empty()) kernels = {"matmul", "conv2d"};
+
+  double vendor[2] = {time_openblas_gemm(), time_onednn_conv()};
+  KernelCompiler compiler = make_kernel_compiler();
+  MeasureOptions options;
+  options.worker_path = ANSOR_BENCH_WORKER;
+  options.build.runtime_include = default_runtime_include();
+  options.build.work_dir = (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-search-{}", ::getpid())).string();
+  Target target = detect_host(compiler);
+  Measurer measurer(compiler, target, options);
+  std::string cache_dir = options.build.work_dir + "-cache";
+
+  fmt::print("random search on {} ({} threads) with {}\n", target.to_string(), target.threads, compiler.identity());
+  std::vector<std::string> table;
+  for (const std::string& name : kernels) {
+    Kernel kernel = bench::load_kernel(kKernels, name);
+    bool is_gemm = name == "matmul";
+    double vendor_seconds = vendor[is_gemm ? 0 : 1];
+    std::string vendor_name = is_gemm ? "OpenBLAS" : "oneDNN";
+    TuningCache cache(cache_dir);
+    int done = 0;
+    for (int budget : budgets) {
+      TuneOptions tune;
+      tune.trials = budget - done;
+      tune.seed = seed + static_cast<uint64_t>(done);
+      TuneSummary summary = tune_kernel(kernel, measurer, cache, tune, std::cout);
+      done = budget;
+      double best = summary.best ? summary.best->seconds : 0;
+      double flops = kernel.dag.flop_count();
+      table.push_back(fmt::format("{:<8} {:>6} {:>12.1f} {:>14.1f} {:>8.2f}x  ({})", name, budget, best > 0 ? bench::gflops(flops, best) : 0,
+                                  bench::gflops(flops, vendor_seconds), best > 0 ? vendor_seconds / best : 0, vendor_name));
+    }
+  }
+  fmt::print("\n{:<8} {:>6} {:>12} {:>14} {:>9}\n", "kernel", "trials", "best GFLOP/s", "vendor GFLOP/s", "ratio");
+  for (const std::string& row : table) fmt::print("{}\n", row);
+  std::filesystem::remove_all(cache_dir);
+  return 0;
+}

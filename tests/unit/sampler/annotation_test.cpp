@@ -1,0 +1,195 @@
+// Random annotation: every sketch of every test kernel, annotated with many seeds (and the
+// default schedule), lowers to a program that computes what the naive program computes; tile
+// sizes cover every factorisation of a loop, near uniformly.
+#include "sampler/annotation.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "lang/program.h"
+#include "lower/interpreter.h"
+#include "lower/lower.h"
+#include "lower/stmt_printer.h"
+#include "sampler/default_schedule.h"
+#include "schedule/steps.h"
+
+namespace ansor {
+namespace {
+
+constexpr const char* kKernels = R"(
+kernel matmul {
+  A = input f32[24, 16]
+  B = const f32[16, 20]
+  C[i:24, j:20] = sum(k:16, A[i, k] * B[k, j])
+}
+kernel conv_bias_relu {
+  X = input f32[1, 4, 7, 7]
+  W = const f32[6, 4, 3, 3]
+  b = const f32[6]
+  Y = relu(bias_add(conv2d_nchw(X, W, pad = 1), b))
+}
+kernel norm {
+  A = input f32[32, 40]
+  S[x:1] = sum(i:32, j:40, A[i, j] * A[i, j])
+  N[x:1] = sqrt(S[x])
+}
+kernel softmax {
+  X = input f32[6, 20]
+  Y = softmax(X)
+}
+kernel depthwise {
+  X = input f32[1, 4, 9, 9]
+  W = const f32[4, 1, 3, 3]
+  Y = depthwise_conv2d_nchw(X, W, stride = 2, pad = 1)
+}
+kernel ragged_matmul {
+  A = input f32[13, 7]
+  B = input f32[7, 17]
+  C = matmul(A, B)
+}
+)";
+
+Program load_kernels() {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "annotation_test.def";
+  file->text = kKernels;
+  return load_program(file);
+}
+
+std::vector<std::vector<double>> inputs_for(const LoweredKernel& k) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> real(-1, 1);
+  std::vector<std::vector<double>> args;
+  for (int p : k.params) {
+    const Buffer& b = k.buffers[p];
+    int64_t n = 1;
+    for (int64_t e : b.shape) n *= e;
+    std::vector<double> data(n, std::nan(""));
+    if (!b.is_output)
+      for (double& x : data) x = static_cast<float>(real(rng));
+    args.push_back(std::move(data));
+  }
+  return args;
+}
+
+// Runs `state` in the interpreter on the inputs of `naive` and compares with its outputs.
+void expect_matches_naive(const State& state, const LoweredKernel& naive, const std::vector<std::vector<double>>& plain_inputs,
+                          const std::vector<std::vector<double>>& expected, const std::string& what) {
+  LoweredKernel k = lower_state(state, "k");
+  std::vector<std::vector<double>> args = plain_inputs;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const Buffer& b = k.buffers[k.params[i]];
+    if (const PackedLayout* p = k.find_packed(b.name)) args[i] = pack_input(*p, b.dtype, naive.buffers[naive.params[i]].shape, plain_inputs[i]);
+  }
+  interpret(k, args);
+  for (size_t p = 0; p < args.size(); ++p) {
+    if (!naive.buffers[naive.params[p]].is_output) continue;
+    for (size_t e = 0; e < args[p].size(); ++e)
+      ASSERT_NEAR(args[p][e], expected[p][e], 1e-4 * std::max(1.0, std::fabs(expected[p][e])))
+          << what << ", element " << e << "\n" << describe_steps(state) << to_string(k);
+  }
+}
+
+TEST(AnnotationTest, EverySketchAnnotatedManyTimesComputesTheSameResult) {
+  Program program = load_kernels();
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  int programs = 0;
+  for (const Kernel& kernel : program.kernels) {
+    auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
+    LoweredKernel naive = lower_state(State(dag), "naive");
+    std::vector<std::vector<double>> inputs = inputs_for(naive), expected = inputs;
+    interpret(naive, expected);
+    std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
+    for (size_t s = 0; s < sketches.size(); ++s) {
+      for (uint64_t seed = 0; seed < 25; ++seed) {
+        std::mt19937_64 rng(seed);
+        State annotated = annotator.annotate(sketches[s].state, rng);
+        expect_matches_naive(annotated, naive, inputs, expected, kernel.name + " sketch " + std::to_string(s) + " seed " + std::to_string(seed));
+        ++programs;
+      }
+    }
+    expect_matches_naive(default_schedule(dag, ctx), naive, inputs, expected, kernel.name + " default schedule");
+  }
+  EXPECT_GT(programs, 300);
+}
+
+TEST(AnnotationTest, GpuProgramsRunBlockByBlockOnTheCpu) {
+  Program program = load_kernels();
+  SamplerContext ctx;
+  ctx.gpu = true;
+  Annotator annotator(ctx);
+  for (const Kernel& kernel : program.kernels) {
+    auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
+    LoweredKernel naive = lower_state(State(dag), "naive");
+    std::vector<std::vector<double>> inputs = inputs_for(naive), expected = inputs;
+    interpret(naive, expected);
+    for (const Sketch& sketch : generate_sketches(dag, ctx, SketchRules::gpu())) {
+      for (uint64_t seed = 0; seed < 5; ++seed) {
+        std::mt19937_64 rng(seed);
+        expect_matches_naive(annotator.annotate(sketch.state, rng), naive, inputs, expected, kernel.name + " on GPU");
+      }
+    }
+  }
+}
+
+TEST(AnnotationTest, SampledProgramsUseEveryAnnotation) {
+  Program program = load_kernels();
+  auto dag = std::make_shared<const ComputeDAG>(program.find("matmul")->dag);
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
+  std::mt19937_64 rng(11);
+  std::map<StepKind, int> seen;
+  std::map<IterAnnotation, int> annotations;
+  for (int i = 0; i < 100; ++i) {
+    State s = sample_program(sketches, annotator, rng);
+    for (const StepPtr& step : s.steps()) {
+      ++seen[step->kind()];
+      if (auto* a = dynamic_cast<const AnnotateStep*>(step.get())) ++annotations[a->annotation];
+    }
+  }
+  EXPECT_GT(annotations[IterAnnotation::Parallel], 0);
+  EXPECT_GT(annotations[IterAnnotation::Vectorize], 0);
+  EXPECT_GT(seen[StepKind::Pragma], 0);
+  EXPECT_GT(seen[StepKind::LayoutRewrite], 0);
+  EXPECT_GT(seen[StepKind::CacheWrite], 0);
+  EXPECT_GT(seen[StepKind::ComputeAt], 0);
+}
+
+TEST(FactorizationTest, EveryFactorisationAppearsNearUniformly) {
+  Factorizations f;
+  // 12 into two inner lengths with the innermost at most 12: (a, b) with a * b dividing 12.
+  const auto& schemes = f.schemes(12, 2, 12);
+  std::map<std::vector<int64_t>, int> counts;
+  for (const auto& s : schemes) {
+    EXPECT_EQ(12 % (s[0] * s[1]), 0);
+    counts[s] = 0;
+  }
+  EXPECT_EQ(schemes.size(), 18u);
+  std::mt19937_64 rng(7);
+  const int draws = 18000;
+  for (int i = 0; i < draws; ++i) ++counts.at(f.sample(12, 2, 12, rng));
+  double expected = static_cast<double>(draws) / static_cast<double>(schemes.size());
+  for (const auto& [scheme, n] : counts) {
+    EXPECT_GT(n, 0.8 * expected) << scheme[0] << "x" << scheme[1];
+    EXPECT_LT(n, 1.2 * expected) << scheme[0] << "x" << scheme[1];
+  }
+}
+
+TEST(FactorizationTest, InnermostFactorIsBounded) {
+  Factorizations f;
+  for (const auto& s : f.schemes(1024, 3, 16)) EXPECT_LE(s.back(), 16);
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 200; ++i) {
+    std::vector<int64_t> s = f.sample(97, 2, 64, rng);  // a prime: exact, or ragged from 104
+    int64_t product = s[0] * s[1];
+    EXPECT_TRUE(97 % product == 0 || 104 % product == 0);
+  }
+}
+
+}  // namespace
+}  // namespace ansor
