@@ -5,6 +5,8 @@ include(CMakePackageConfigHelpers)
 set(ANSOR_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/Ansor")
 
 install(TARGETS ansor-gen EXPORT AnsorTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Tuning runs candidates in this worker, found next to ansor-gen.
+install(TARGETS ansor-measure-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT AnsorTargets NAMESPACE Ansor:: DESTINATION ${ANSOR_INSTALL_CMAKEDIR})
 
 configure_package_config_file(

@@ -22,7 +22,7 @@ ctest --test-dir "$build" --output-on-failure --parallel "$jobs"
 echo "== sanitizers ($asan_build)"
 cmake -S . -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DANSOR_SANITIZE=address,undefined -DANSOR_BUILD_FUZZERS=ON -DANSOR_WARNINGS_AS_ERRORS=ON \
-  -DANSOR_GEN_EXECUTABLE="$(cd "$build" && pwd)/generator/ansor-gen" -DANSOR_BUILD_KERNELS=OFF
+  -DANSOR_GEN_EXECUTABLE="$(cd "$build" && pwd)/generator/ansor-gen" -DANSOR_BUILD_KERNELS=OFF -DANSOR_BUILD_BENCHMARKS=OFF
 cmake --build "$asan_build" --parallel "$jobs"
 ctest --test-dir "$asan_build" --output-on-failure --parallel "$jobs" --label-exclude integration
 

@@ -533,6 +533,11 @@ class Lowerer {
 // Statements of the body after full unrolling; kNotUnrollable once an inner loop stays a loop.
 constexpr int64_t kNotUnrollable = INT64_MAX / 4;
 
+int64_t steps_times(int64_t extent, int64_t steps) {
+  int64_t product;
+  return __builtin_mul_overflow(extent, steps, &product) ? kNotUnrollable : std::min(product, kNotUnrollable);
+}
+
 Stmt unroll(const Stmt& s, int max_steps, int64_t& steps) {
   switch (s->kind) {
     case StmtKind::Store:
@@ -567,11 +572,11 @@ Stmt unroll(const Stmt& s, int max_steps, int64_t& steps) {
       if (kind == ForKind::Vectorized) {
         steps = inner;
       } else if ((kind == ForKind::Serial || kind == ForKind::Unrolled) && inner < kNotUnrollable &&
-                 f->extent * inner <= max_steps) {
+                 steps_times(f->extent, inner) <= max_steps) {
         kind = ForKind::Unrolled;
-        steps = f->extent * inner;
+        steps = steps_times(f->extent, inner);
       } else {
-        steps = kind == ForKind::Unrolled ? std::min(kNotUnrollable, f->extent * inner) : kNotUnrollable;
+        steps = kind == ForKind::Unrolled ? steps_times(f->extent, inner) : kNotUnrollable;
       }
       return make_for(f->var, f->extent, kind, body, f->binding);
     }

@@ -80,9 +80,11 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty()) continue;
     int last = static_cast<int>(st.leaves.size()) - 1;
     const Iterator& it = st.leaf(last);
-    if (it.kind == IterKind::Spatial && it.annotation == IterAnnotation::None && it.extent >= 2 && it.extent <= 64)
-      try_apply(s, std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
-    if (st.op->reduction()) try_apply(s, std::make_shared<PragmaStep>(i, 0, 64));
+    bool vectorize = it.kind == IterKind::Spatial && it.annotation == IterAnnotation::None && it.extent >= 2 && it.extent <= 64;
+    bool reduction = st.op->reduction() != nullptr;
+    // Applying a step replaces the state's stages: read everything first.
+    if (vectorize) try_apply(s, std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
+    if (reduction) try_apply(s, std::make_shared<PragmaStep>(i, 0, 64));
   }
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);

@@ -68,9 +68,6 @@ class BuiltinCall {
   // A possibly negative axis, checked and made non-negative.
   int axis_arg(const std::string& name, int64_t fallback, int rank) const;
 
-  // Rejects an integer argument beyond kMaxElements in magnitude.
-  void check_magnitude(const std::string& name, const NumberArg& v) const;
-
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void fail_at(const SourceLoc& loc, const std::string& message) const;
 
@@ -80,6 +77,9 @@ class BuiltinCall {
 
  private:
   const KeywordArg* keyword(const std::string& name) const;
+  // Rejects an integer argument beyond kMaxElements in magnitude, so that shape arithmetic on
+  // arguments cannot overflow.
+  void check_magnitude(const std::string& name, const NumberArg& v) const;
 
   GraphBuilder& builder_;
   std::string function_;

@@ -16,7 +16,10 @@
 #include <type_traits>
 
 // Loop hints for loops the code generator could not turn into vector or unrolled code itself.
+// A hint the compiler cannot follow is not worth a warning in a generated kernel (this header
+// is included by generated kernel sources only).
 #if defined(__clang__)
+#pragma clang diagnostic ignored "-Wpass-failed"
 #define ANSOR_VECTORIZE_LOOP _Pragma("clang loop vectorize(enable) interleave(enable)")
 #define ANSOR_UNROLL_LOOP _Pragma("clang loop unroll(full)")
 #elif defined(__GNUC__)

@@ -16,6 +16,7 @@
 #include "measure/process.h"
 #include "schedule/steps.h"
 #include "support/file_util.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -42,10 +43,7 @@ std::string assembly_of(const State& state, const std::string& name) {
 }
 
 TEST(VectorizeTest, VectorisedInnerLoopUsesPackedVectorInstructions) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "vectorize_test.def";
-  file->text = "kernel mm { A = input f32[64, 64]\n B = input f32[64, 64]\n C[i:64, j:64] = sum(k:64, A[i, k] * B[k, j]) }";
-  auto dag = std::make_shared<const ComputeDAG>(load_program(file).kernels[0].dag);
+  auto dag = test::dag_of(test::parse("kernel mm { A = input f32[64, 64]\n B = input f32[64, 64]\n C[i:64, j:64] = sum(k:64, A[i, k] * B[k, j]) }"), "mm");
   State plain(dag);
   plain.apply(std::make_shared<SplitStep>(2, 1, std::vector<int64_t>{16}));       // i, j.0, j.1, k
   plain.apply(std::make_shared<ReorderStep>(2, std::vector<int>{0, 1, 3, 2}));   // i, j.0, k, j.1

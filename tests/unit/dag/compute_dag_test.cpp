@@ -6,16 +6,12 @@
 
 #include "dag/access_analysis.h"
 #include "lang/program.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
 
-Program parse(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "test.def";
-  file->text = text;
-  return load_program(file);
-}
+using test::parse;
 
 const ComputeDAG& dag_of(const Program& p, const std::string& kernel) { return p.find(kernel)->dag; }
 

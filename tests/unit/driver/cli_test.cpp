@@ -80,7 +80,7 @@ TEST_F(CliTest, MisuseExitsWithTwo) {
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* cmd : {"check", "list", "emit", "configure", "lower"}) {
+  for (const char* cmd : {"check", "list", "emit", "configure", "lower", "tune", "sketch"}) {
     EXPECT_EQ(run({cmd, "--help"}), 0) << cmd;
     EXPECT_NE(out_.str().find("Usage"), std::string::npos) << cmd;
   }
@@ -137,6 +137,29 @@ TEST_F(CliTest, ConfigureWritesFragmentsAndTheKernelList) {
   EXPECT_NE(text.find("mm\n  add1)"), std::string::npos) << text;
   // A fragment is a valid kernels.def of its own.
   EXPECT_EQ(run({"check", (out / "defs" / "add1.def").string()}), 0) << err_.str();
+}
+
+TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
+  std::string def = write("k.def", kGood);
+  fs::path cache = dir_ / "cache";
+  fs::create_directories(cache);
+  std::ofstream records(cache / "cpu-x86_64-testcpu-avx2-t2.jsonl");
+  records << "this is not json\n"
+          << R"({"v":1,"workload":"x","dag":"","target":"cpu:x86_64:testcpu:avx2:t2","compiler":"c","steps":[{"kind":"annotate","stage":1,"iter":0,"annotation":"}; system(\"rm -rf /\"); {"}],"result":"ok","seconds":1e-9})"
+          << "\n{\"v\":1,\"workload\":\"torn";
+  records.close();
+  fs::path out = dir_ / "out";
+  ASSERT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--kernel", "add1", "--target",
+                 "cpu:x86_64:testcpu:avx2:t2"}),
+            0)
+      << err_.str();
+  EXPECT_NE(out_.str().find(":1: skipped"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find(":2: skipped: bad step: unknown annotation"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find(":3: skipped: the line is incomplete"), std::string::npos) << out_.str();
+  std::ifstream source(out / "lib_add1.cpp");
+  std::string text((std::istreambuf_iterator<char>(source)), {});
+  EXPECT_EQ(text.find("system("), std::string::npos);
+  EXPECT_NE(text.find("schedule: default"), std::string::npos);
 }
 
 TEST_F(CliTest, LowerPrintsTheLoopProgram) {

@@ -19,15 +19,15 @@ using test::op_names;
 using Names = std::vector<std::string>;
 using Shape = std::vector<int64_t>;
 
-// A kernel with the given declarations (line 2) and `Y = <call>` (line 3).
-Kernel expand(const std::string& decls, const std::string& call) {
-  return load_kernel("kernel k {\n" + decls + "\nY = " + call + "\n}");
+// A kernel with the given declarations (from line 2) and then `Y = <call>`: with one line of
+// declarations, the call starts at column 5 of line 3.
+std::string program(const std::string& decls, const std::string& call) {
+  return "kernel k {\n" + decls + "\nY = " + call + "\n}";
 }
 
-Shape shape_of(const std::string& decls, const std::string& call) { return op_named(expand(decls, call), "Y").shape; }
+Kernel expand(const std::string& decls, const std::string& call) { return load_kernel(program(decls, call)); }
 
-// The same, for errors: the call starts at column 5 of line 3.
-std::string program(const std::string& decls, const std::string& call) { return "kernel k {\n" + decls + "\nY = " + call + "\n}"; }
+Shape shape_of(const std::string& decls, const std::string& call) { return op_named(expand(decls, call), "Y").shape; }
 
 // ---- Linear algebra ------------------------------------------------------------------------------
 
@@ -71,8 +71,8 @@ TEST(BuiltinTest, Conv2dNchwDefaults) {
 }
 
 TEST(BuiltinTest, Conv2dNchwStridePadDilation) {
-  Kernel k = expand("X = input f32[1, 3, 16, 16]  W = const f32[8, 3, 3, 3]",
-                    "conv2d_nchw(X, W, stride = 2, pad = 1, dilation = 2)");
+  Kernel k =
+      expand("X = input f32[1, 3, 16, 16]  W = const f32[8, 3, 3, 3]", "conv2d_nchw(X, W, stride = 2, pad = 1, dilation = 2)");
   // (16 + 2 - 5) / 2 + 1 = 7
   EXPECT_EQ(op_named(k, "Y").shape, (Shape{1, 8, 7, 7}));
   EXPECT_EQ(op_named(k, "Y.pad").shape, (Shape{1, 3, 18, 18}));
@@ -83,10 +83,12 @@ TEST(BuiltinTest, Conv2dNchwStridePadDilation) {
 
 TEST(BuiltinTest, Conv2dNchwPerDimensionAndAsymmetricPadding) {
   // pad = [top, left, bottom, right]: H pads 0 + 2, W pads 1 + 3.
-  EXPECT_EQ(shape_of("X = input f32[1, 2, 16, 16]  W = const f32[4, 2, 3, 3]", "conv2d_nchw(X, W, stride = [2, 1], pad = [0, 1, 2, 3])"),
+  EXPECT_EQ(shape_of("X = input f32[1, 2, 16, 16]  W = const f32[4, 2, 3, 3]",
+                     "conv2d_nchw(X, W, stride = [2, 1], pad = [0, 1, 2, 3])"),
             (Shape{1, 4, 8, 18}));
-  EXPECT_EQ(shape_of("X = input f32[1, 2, 16, 16]  W = const f32[4, 2, 3, 1]", "conv2d_nchw(X, W, pad = [1, 0], dilation = [2, 1])"),
-            (Shape{1, 4, 14, 16}));
+  EXPECT_EQ(
+      shape_of("X = input f32[1, 2, 16, 16]  W = const f32[4, 2, 3, 1]", "conv2d_nchw(X, W, pad = [1, 0], dilation = [2, 1])"),
+      (Shape{1, 4, 14, 16}));
 }
 
 TEST(BuiltinTest, Conv2dNchwGroups) {
@@ -123,8 +125,9 @@ TEST(BuiltinTest, Conv2dTranspose) {
 
 TEST(BuiltinTest, Conv3d) {
   EXPECT_EQ(shape_of("X = input f32[1, 4, 6, 7, 8]  W = const f32[8, 4, 3, 3, 3]", "conv3d_ncdhw(X, W)"), (Shape{1, 8, 4, 5, 6}));
-  EXPECT_EQ(shape_of("X = input f32[1, 4, 6, 7, 8]  W = const f32[8, 4, 3, 3, 3]", "conv3d_ncdhw(X, W, stride = [1, 2, 3], pad = 1)"),
-            (Shape{1, 8, 6, 4, 3}));
+  EXPECT_EQ(
+      shape_of("X = input f32[1, 4, 6, 7, 8]  W = const f32[8, 4, 3, 3, 3]", "conv3d_ncdhw(X, W, stride = [1, 2, 3], pad = 1)"),
+      (Shape{1, 8, 6, 4, 3}));
 }
 
 // ---- Pooling -------------------------------------------------------------------------------------
@@ -167,7 +170,8 @@ TEST(BuiltinTest, LayerNorm) {
   EXPECT_EQ(op_named(k, "Y").shape, (Shape{2, 4, 12}));
   EXPECT_THAT(body_of(k, "Y"), ::testing::HasSubstr("1e-05"));
   // Over the last two dimensions, with gamma and beta of their shape.
-  Kernel two = expand("X = input f32[2, 4, 12]  g = const f32[4, 12]  b = const f32[4, 12]", "layer_norm(X, g, b, axis = 1, eps = 0.001)");
+  Kernel two =
+      expand("X = input f32[2, 4, 12]  g = const f32[4, 12]  b = const f32[4, 12]", "layer_norm(X, g, b, axis = 1, eps = 0.001)");
   EXPECT_EQ(op_named(two, "Y.sum").shape, (Shape{2, 1, 1}));
   EXPECT_THAT(body_of(two, "Y"), ::testing::HasSubstr("0.001"));
 }
@@ -177,7 +181,8 @@ TEST(BuiltinTest, BatchNorm) {
                     "batch_norm(X, m, v, g, b)");
   EXPECT_EQ(op_named(k, "Y").shape, (Shape{2, 4, 5, 5}));
   EXPECT_EQ(body_of(k, "Y"), "(X[i0, i1, i2, i3] - m[i1]) * rsqrt(v[i1] + 1e-05) * g[i1] + b[i1]");
-  Kernel last = expand("X = input f32[3, 6]  m = const f32[6]  v = const f32[6]", "batch_norm(X, m, v, m, v, axis = -1, eps = 2)");
+  Kernel last =
+      expand("X = input f32[3, 6]  m = const f32[6]  v = const f32[6]", "batch_norm(X, m, v, m, v, axis = -1, eps = 2)");
   EXPECT_EQ(body_of(last, "Y"), "(X[i0, i1] - m[i1]) * rsqrt(v[i1] + 2.0) * m[i1] + v[i1]");
 }
 
@@ -255,8 +260,9 @@ TEST(BuiltinTest, NestedBuiltinsBecomeAChainOfOperations) {
 
 // ---- Argument errors -----------------------------------------------------------------------------
 
-const char* kDecls = "A = input f32[3, 4]  B = input f32[4, 5]  C = input f32[2, 3, 4]  I = input i32[3, 4]  Q = input bool[3, 4]\n"
-                     "X = input f32[1, 4, 8, 8]  W = const f32[8, 4, 3, 3]  D = input f64[4, 5]";
+const char* kDecls =
+    "A = input f32[3, 4]  B = input f32[4, 5]  C = input f32[2, 3, 4]  I = input i32[3, 4]  Q = input bool[3, 4]\n"
+    "X = input f32[1, 4, 8, 8]  W = const f32[8, 4, 3, 3]  D = input f64[4, 5]";
 
 // The call is on line 4; a macro so that a failure names the line of the check.
 #define EXPECT_REJECTS(call, column, message) EXPECT_TRUE(fails_at(program(kDecls, call), 4, column, message))
@@ -289,18 +295,22 @@ TEST(BuiltinErrorTest, ShapeMismatch) {
   EXPECT_REJECTS("dense(A, B)", 5, "shape mismatch in 'dense': K is 4 in 'A' [3, 4] but 5 in 'B' [4, 5]");
   EXPECT_REJECTS("A + B", 9, "shape mismatch in 'add': [4, 5] of 'B' cannot be broadcast with [3, 4]");
   EXPECT_REJECTS("max(C, B)", 12, "shape mismatch in 'max': [4, 5] of 'B' cannot be broadcast with [2, 3, 4]");
-  EXPECT_REJECTS("bias_add(A, A)", 17, "shape mismatch in 'bias_add': the bias must have shape [4] (dimension 1 of 'A'), but its shape is [3, 4]");
+  EXPECT_REJECTS("bias_add(A, A)", 17,
+                 "shape mismatch in 'bias_add': the bias must have shape [4] (dimension 1 of 'A'), but its shape is [3, 4]");
   EXPECT_REJECTS("layer_norm(C, A, A)", 19, "shape mismatch in 'layer_norm': 'A' must have shape [4], but its shape is [3, 4]");
-  EXPECT_REJECTS("batch_norm(X, A, A, A, A)", 19, "shape mismatch in 'batch_norm': 'A' must have shape [4], but its shape is [3, 4]");
+  EXPECT_REJECTS("batch_norm(X, A, A, A, A)", 19,
+                 "shape mismatch in 'batch_norm': 'A' must have shape [4], but its shape is [3, 4]");
 }
 
 TEST(BuiltinErrorTest, ConvolutionShapeMismatch) {
   EXPECT_REJECTS("conv2d_nchw(X, W, groups = 3)", 5, "4 input and 8 output channels are not divisible by groups = 3");
   EXPECT_REJECTS("conv2d_nchw(X, W, groups = 2)", 20, "the weight has 4 input channels but the input has 4 (over 2 groups)");
-  EXPECT_REJECTS("depthwise_conv2d_nchw(X, W)", 30, "shape mismatch in 'depthwise_conv2d_nchw': the weight has 8 channels but the input has 4");
+  EXPECT_REJECTS("depthwise_conv2d_nchw(X, W)", 30,
+                 "shape mismatch in 'depthwise_conv2d_nchw': the weight has 8 channels but the input has 4");
   EXPECT_REJECTS("conv2d_transpose_nchw(X, W)", 30, "the weight has 8 input channels but the input has 4");
   EXPECT_REJECTS("conv2d_nchw(X, W, dilation = 4)", 5, "a window of 3 with dilation 4 does not fit an input of 8 with padding 0");
-  EXPECT_REJECTS("conv2d_nchw(X, W, pad = 1, dilation = 5)", 5, "a window of 3 with dilation 5 does not fit an input of 8 with padding 2");
+  EXPECT_REJECTS("conv2d_nchw(X, W, pad = 1, dilation = 5)", 5,
+                 "a window of 3 with dilation 5 does not fit an input of 8 with padding 2");
 }
 
 TEST(BuiltinErrorTest, DtypeMismatch) {
@@ -311,15 +321,15 @@ TEST(BuiltinErrorTest, DtypeMismatch) {
 }
 
 TEST(BuiltinErrorTest, UnknownKeyword) {
-  EXPECT_REJECTS("conv2d_nchw(X, W, padding = 1)", 23, "unknown argument 'padding' of 'conv2d_nchw' (expected stride, pad, dilation, groups)");
+  EXPECT_REJECTS("conv2d_nchw(X, W, padding = 1)", 23,
+                 "unknown argument 'padding' of 'conv2d_nchw' (expected stride, pad, dilation, groups)");
   EXPECT_REJECTS("relu(A, axis = 1)", 13, "unknown argument 'axis' of 'relu' (it takes none)");
   EXPECT_REJECTS("matmul(A, B, transpose = 1)", 18, "unknown argument 'transpose' of 'matmul' (it takes none)");
-  EXPECT_REJECTS("conv1d_ncw(C, C, groups = 2)", 22, "unknown argument 'groups' of 'conv1d_ncw' (expected stride, pad, dilation)");
+  EXPECT_REJECTS("conv1d_ncw(C, C, groups = 2)", 22,
+                 "unknown argument 'groups' of 'conv1d_ncw' (expected stride, pad, dilation)");
 }
 
-TEST(BuiltinErrorTest, KeywordGivenTwice) {
-  EXPECT_REJECTS("softmax(A, axis = 0, axis = 1)", 26, "argument 'axis' given twice");
-}
+TEST(BuiltinErrorTest, KeywordGivenTwice) { EXPECT_REJECTS("softmax(A, axis = 0, axis = 1)", 26, "argument 'axis' given twice"); }
 
 TEST(BuiltinErrorTest, KeywordOfTheWrongKind) {
   EXPECT_REJECTS("conv2d_nchw(X, W, groups = [1, 1])", 23, "argument 'groups' must be a single integer");
@@ -337,24 +347,30 @@ TEST(BuiltinErrorTest, BadWindowValues) {
   EXPECT_REJECTS("conv2d_nchw(X, W, groups = 0)", 5, "'groups' of 'conv2d_nchw' must be at least 1, given 0");
   EXPECT_REJECTS("conv2d_nchw(X, W, pad = [1, 2, 3])", 23,
                  "argument 'pad' of 'conv2d_nchw' needs 1 or 2 values (or 4 as before..., after...), given 3");
-  EXPECT_REJECTS("conv2d_nchw(X, W, stride = [1, 1, 1, 1])", 23, "argument 'stride' of 'conv2d_nchw' needs 1 or 2 values, given 4");
+  EXPECT_REJECTS("conv2d_nchw(X, W, stride = [1, 1, 1, 1])", 23,
+                 "argument 'stride' of 'conv2d_nchw' needs 1 or 2 values, given 4");
 }
 
 TEST(BuiltinErrorTest, TransposedConvolutionValues) {
-  EXPECT_TRUE(fails_at(program("X = input f32[1, 2, 4, 4]  W = const f32[2, 3, 3, 3]", "conv2d_transpose_nchw(X, W, stride = 2, output_pad = 2)"),
-                       3, 5, "'output_pad' of 'conv2d_transpose_nchw' must be smaller than the stride, given 2 with stride 2"));
-  EXPECT_TRUE(fails_at(program("X = input f32[1, 2, 1, 1]  W = const f32[2, 3, 1, 1]", "conv2d_transpose_nchw(X, W, pad = 1)"), 3, 5,
-                       "shape mismatch in 'conv2d_transpose_nchw': the output would be empty"));
-  EXPECT_TRUE(fails_at(program("X = input f32[1, 2, 4, 4]  W = const f32[2, 3, 3, 3]", "conv2d_transpose_nchw(X, W, output_pad = -1)"),
-                       3, 5, "'output_pad' of 'conv2d_transpose_nchw' must be at least 0, given -1"));
+  EXPECT_TRUE(fails_at(
+      program("X = input f32[1, 2, 4, 4]  W = const f32[2, 3, 3, 3]", "conv2d_transpose_nchw(X, W, stride = 2, output_pad = 2)"),
+      3, 5, "'output_pad' of 'conv2d_transpose_nchw' must be smaller than the stride, given 2 with stride 2"));
+  EXPECT_TRUE(fails_at(program("X = input f32[1, 2, 1, 1]  W = const f32[2, 3, 1, 1]", "conv2d_transpose_nchw(X, W, pad = 1)"), 3,
+                       5, "shape mismatch in 'conv2d_transpose_nchw': the output would be empty"));
+  EXPECT_TRUE(
+      fails_at(program("X = input f32[1, 2, 4, 4]  W = const f32[2, 3, 3, 3]", "conv2d_transpose_nchw(X, W, output_pad = -1)"), 3,
+               5, "'output_pad' of 'conv2d_transpose_nchw' must be at least 0, given -1"));
 }
 
 TEST(BuiltinErrorTest, PoolingValues) {
   EXPECT_REJECTS("max_pool2d(X, stride = 2)", 5, "'max_pool2d' needs the window size (size = ...)");
-  EXPECT_REJECTS("avg_pool2d(X, size = 2, pad = 2)", 5, "'pad' of 'avg_pool2d' must be smaller than the window, given 2 with size 2");
-  EXPECT_REJECTS("max_pool2d(X, size = 9)", 5, "shape mismatch in 'max_pool2d': a window of 9 with dilation 1 does not fit an input of 8");
+  EXPECT_REJECTS("avg_pool2d(X, size = 2, pad = 2)", 5,
+                 "'pad' of 'avg_pool2d' must be smaller than the window, given 2 with size 2");
+  EXPECT_REJECTS("max_pool2d(X, size = 9)", 5,
+                 "shape mismatch in 'max_pool2d': a window of 9 with dilation 1 does not fit an input of 8");
   EXPECT_REJECTS("max_pool2d(X, size = 0)", 5, "'size' of 'max_pool2d' must be at least 1, given 0");
-  EXPECT_TRUE(fails_at(program("X = input bool[1, 1, 4, 4]", "max_pool2d(X, size = 2)"), 3, 5, "'max_pool2d' needs numbers, not bool"));
+  EXPECT_TRUE(
+      fails_at(program("X = input bool[1, 1, 4, 4]", "max_pool2d(X, size = 2)"), 3, 5, "'max_pool2d' needs numbers, not bool"));
   EXPECT_TRUE(fails_at(program("X = input i32[1, 1, 4, 4]", "avg_pool2d(X, size = 2)"), 3, 16,
                        "'avg_pool2d' needs a floating-point tensor, but 'X' is i32"));
 }
@@ -362,7 +378,8 @@ TEST(BuiltinErrorTest, PoolingValues) {
 TEST(BuiltinErrorTest, AxisOutOfRange) {
   EXPECT_REJECTS("softmax(A, axis = 2)", 16, "axis 2 is out of range for rank 2");
   EXPECT_REJECTS("layer_norm(C, A, A, axis = -4)", 25, "axis -4 is out of range for rank 3");
-  EXPECT_TRUE(fails_at(program("V = input f32[4]  b = input f32[4]", "bias_add(V, b)"), 3, 5, "axis 1 is out of range for rank 1"));
+  EXPECT_TRUE(
+      fails_at(program("V = input f32[4]  b = input f32[4]", "bias_add(V, b)"), 3, 5, "axis 1 is out of range for rank 1"));
 }
 
 TEST(BuiltinErrorTest, BadPermutation) {
@@ -373,20 +390,25 @@ TEST(BuiltinErrorTest, BadPermutation) {
 
 TEST(BuiltinErrorTest, BadReshape) {
   EXPECT_REJECTS("reshape(C)", 5, "'reshape' needs the new shape (shape = [...])");
-  EXPECT_REJECTS("reshape(C, shape = [0, 24])", 5, "'shape' of 'reshape' must hold positive extents and at most one -1, given [0, 24]");
+  EXPECT_REJECTS("reshape(C, shape = [0, 24])", 5,
+                 "'shape' of 'reshape' must hold positive extents and at most one -1, given [0, 24]");
   EXPECT_REJECTS("reshape(C, shape = [-1, -1])", 5, "at most one -1, given [-1, -1]");
   EXPECT_REJECTS("reshape(C, shape = [5, -1])", 5, "shape mismatch in 'reshape': 24 elements cannot be reshaped to [5, -1]");
   EXPECT_REJECTS("reshape(C, shape = [5, 5])", 5, "shape mismatch in 'reshape': 'C' has 24 elements, the shape [5, 5] has 25");
 }
 
-// Regression (found by the fuzzer): huge integer arguments overflowed the shape arithmetic of
-// the built-ins (padding, windows, strides, reshape) instead of being rejected.
+// Regression (found with the sanitizer build of the fuzz target): huge integer arguments
+// overflowed the shape arithmetic of the built-ins (padding, windows, strides, reshape)
+// instead of being rejected.
 TEST(BuiltinErrorTest, IntegerArgumentsAreBoundedLikeExtents) {
   EXPECT_REJECTS("conv2d_nchw(X, W, pad = 4611686018427387904)", 29,
                  "argument 'pad' of 'conv2d_nchw' is out of range: 4611686018427387904 (at most 2^40 in magnitude)");
-  EXPECT_REJECTS("max_pool2d(X, size = 4611686018427387904, pad = 4611686018427387903)", 26, "argument 'size' of 'max_pool2d' is out of range");
-  EXPECT_REJECTS("conv2d_transpose_nchw(X, X, stride = [1, 4611686018427387904])", 46, "argument 'stride' of 'conv2d_transpose_nchw' is out of range");
-  EXPECT_REJECTS("reshape(C, shape = [4611686018427387904, 4611686018427387904, -1])", 25, "argument 'shape' of 'reshape' is out of range");
+  EXPECT_REJECTS("max_pool2d(X, size = 4611686018427387904, pad = 4611686018427387903)", 26,
+                 "argument 'size' of 'max_pool2d' is out of range");
+  EXPECT_REJECTS("conv2d_transpose_nchw(X, X, stride = [1, 4611686018427387904])", 46,
+                 "argument 'stride' of 'conv2d_transpose_nchw' is out of range");
+  EXPECT_REJECTS("reshape(C, shape = [4611686018427387904, 4611686018427387904, -1])", 25,
+                 "argument 'shape' of 'reshape' is out of range");
   // A value computed by an expression is located at its operator.
   EXPECT_REJECTS("softmax(A, axis = -9223372036854775807 - 1)", 44, "argument 'axis' of 'softmax' is out of range");
 }
@@ -394,8 +416,9 @@ TEST(BuiltinErrorTest, IntegerArgumentsAreBoundedLikeExtents) {
 TEST(BuiltinErrorTest, WindowsWiderThanInt64AreRejected) {
   EXPECT_REJECTS("conv2d_nchw(X, W, dilation = 1099511627776)", 5,
                  "a window of 3 with dilation 1099511627776 does not fit an input of 8 with padding 0");
-  EXPECT_TRUE(fails_at(program("X = input f32[1, 1, 4, 4]  W = const f32[1, 1, 1099511627776, 1]", "conv2d_nchw(X, W, dilation = 1099511627776)"),
-                       3, 5, "a window of 1099511627776 with dilation 1099511627776 does not fit"));
+  EXPECT_TRUE(fails_at(
+      program("X = input f32[1, 1, 4, 4]  W = const f32[1, 1, 1099511627776, 1]", "conv2d_nchw(X, W, dilation = 1099511627776)"),
+      3, 5, "a window of 1099511627776 with dilation 1099511627776 does not fit"));
 }
 
 TEST(BuiltinErrorTest, ResultsLargerThanTheTensorLimitAreRejected) {
@@ -403,12 +426,15 @@ TEST(BuiltinErrorTest, ResultsLargerThanTheTensorLimitAreRejected) {
                  "'conv2d_nchw' would make a tensor of shape [1, 4, 2000008, 2000008], more than 2^40 elements");
   EXPECT_TRUE(fails_at(program("P = input f32[1099511627776, 1]  R = input f32[1, 1099511627776]", "P + R"), 3, 7,
                        "'add' would make a tensor of shape [1099511627776, 1099511627776], more than 2^40 elements"));
-  EXPECT_TRUE(fails_at(program("X = input f32[1, 1, 1048576, 2]  W = const f32[1, 1, 1, 1]", "conv2d_transpose_nchw(X, W, stride = 2000000)"),
-                       3, 5, "'conv2d_transpose_nchw' would make a tensor with more than 2^40 elements (stride 2000000)"));
-  EXPECT_TRUE(fails_at(program("X = input f32[1, 1, 1048576, 2]  W = const f32[1, 1, 1, 1]", "conv2d_transpose_nchw(X, W, stride = 1048577)"),
-                       3, 5, "'conv2d_transpose_nchw' would make a tensor of shape [1, 1, 1099511627776, 1048578], more than 2^40 elements"));
-  EXPECT_REJECTS("reshape(C, shape = [1099511627776, 1099511627776, -1])", 5,
-                 "shape mismatch in 'reshape': 'C' has 24 elements, the shape [1099511627776, 1099511627776, -1] has more than 2^40");
+  EXPECT_TRUE(fails_at(
+      program("X = input f32[1, 1, 1048576, 2]  W = const f32[1, 1, 1, 1]", "conv2d_transpose_nchw(X, W, stride = 2000000)"), 3,
+      5, "'conv2d_transpose_nchw' would make a tensor with more than 2^40 elements (stride 2000000)"));
+  EXPECT_TRUE(fails_at(
+      program("X = input f32[1, 1, 1048576, 2]  W = const f32[1, 1, 1, 1]", "conv2d_transpose_nchw(X, W, stride = 1048577)"), 3,
+      5, "'conv2d_transpose_nchw' would make a tensor of shape [1, 1, 1099511627776, 1048578], more than 2^40 elements"));
+  EXPECT_REJECTS(
+      "reshape(C, shape = [1099511627776, 1099511627776, -1])", 5,
+      "shape mismatch in 'reshape': 'C' has 24 elements, the shape [1099511627776, 1099511627776, -1] has more than 2^40");
 }
 
 }  // namespace

@@ -21,8 +21,7 @@ std::string in_kernel(const std::string& body) { return "kernel k {\n" + body + 
 
 // Declarations on line 2, the statement under test on line 3.
 std::string with_decls(const std::string& stmt) {
-  return in_kernel(
-      "X = input f32[4]  N = input i32[4]  B = input bool[4]  U = input u8[4]  M = input f32[4, 4]\n" + stmt);
+  return in_kernel("X = input f32[4]  N = input i32[4]  B = input bool[4]  U = input u8[4]  M = input f32[4, 4]\n" + stmt);
 }
 
 CompileError error_of(const std::string& text) {
@@ -103,7 +102,8 @@ TEST(ParserErrorTest, MalformedKernelHeader) {
 }
 
 TEST(ParserErrorTest, AttributeValueMustBeAToken) {
-  EXPECT_TRUE(fails_at("kernel k (weight = -1) {", 1, 20, "expected a number, name or string as the value of 'weight', found '-'"));
+  EXPECT_TRUE(
+      fails_at("kernel k (weight = -1) {", 1, 20, "expected a number, name or string as the value of 'weight', found '-'"));
   EXPECT_TRUE(fails_at("kernel k (trials = [1]) {", 1, 20, "as the value of 'trials', found '['"));
 }
 
@@ -131,13 +131,38 @@ TEST(ParserErrorTest, MalformedExpressions) {
   EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = i > 1 ? 1 2"), 2, 22, "expected ':' in conditional expression, found number '2'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = (i + 1"), 3, 1, "expected ')' to close '(', found '}'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = X[i, 1 + 1"), 3, 1, "expected ']' to close the index of 'X', found '}'"));
-  EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = exp(i 2)"), 2, 18, "expected ')' to close the arguments of 'exp', found number '2'"));
-  EXPECT_TRUE(fails_at(in_kernel("  Y = conv2d_nchw(X, W, pad = [1, 2)"), 2, 36, "expected ']' to close the list of 'pad', found ')'"));
+  EXPECT_TRUE(
+      fails_at(in_kernel("  Y[i:4] = exp(i 2)"), 2, 18, "expected ')' to close the arguments of 'exp', found number '2'"));
+  EXPECT_TRUE(
+      fails_at(in_kernel("  Y = conv2d_nchw(X, W, pad = [1, 2)"), 2, 36, "expected ']' to close the list of 'pad', found ')'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = \n}"), 3, 1, "expected an expression, found '}'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = 1 + * 2"), 2, 16, "expected an expression, found '*'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y[i:4] = X[]"), 2, 14, "expected an expression, found ']'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y = f(a, )"), 2, 12, "expected an expression, found ')'"));
   EXPECT_TRUE(fails_at(in_kernel("  Y = pad = 1"), 2, 11, "expected a name at the start of a statement, found '='"));
+}
+
+// i / first + ... + i / (first + count - 1), parenthesised as a balanced tree: wide but shallow.
+std::string balanced_sum(int first, int count) {
+  if (count == 1) return "i / " + std::to_string(first);
+  int half = count / 2;
+  return "(" + balanced_sum(first, half) + " + " + balanced_sum(first + half, count - half) + ")";
+}
+
+// Regression: a wide, shallow sum of many distinct index terms took time cubic in its length
+// (10 s for 2000 terms); a statement's size is bounded instead.
+TEST(ParserErrorTest, StatementTooLarge) {
+  CompileError e = error_of(with_decls("Y[i:1000000] = X[" + balanced_sum(2, 300) + " % 4]"));
+  EXPECT_EQ(e.loc().line, 3);
+  EXPECT_THAT(e.message(), HasSubstr("statement too large (more than 1000 operands and operators)"));
+  // Each statement has its own budget.
+  std::string many;
+  for (int s = 0; s < 5; ++s) many += "Y" + std::to_string(s) + "[i:1000000] = X[" + balanced_sum(2, 200) + " % 4]\n";
+  EXPECT_EQ(load(with_decls(many)).kernels.size(), 1u);
+  // Shapes count too, which bounds the rank of a tensor.
+  std::string shape = "1";
+  for (int d = 0; d < 1000; ++d) shape += ", 1";
+  EXPECT_THAT(error_of(in_kernel("X = input f32[" + shape + "]")).message(), HasSubstr("statement too large"));
 }
 
 TEST(ParserErrorTest, NestingTooDeep) {
@@ -166,12 +191,14 @@ TEST(SemaErrorTest, EmptyKernel) {
 }
 
 TEST(SemaErrorTest, KernelWithoutComputedTensors) {
-  EXPECT_TRUE(fails_at("kernel k {\n X = input f32[4]\n}", 1, 8, "kernel 'k' defines no tensors; it needs at least one computed output"));
+  EXPECT_TRUE(
+      fails_at("kernel k {\n X = input f32[4]\n}", 1, 8, "kernel 'k' defines no tensors; it needs at least one computed output"));
   EXPECT_TRUE(fails_at("kernel k { let a = 1 }", 1, 8, "kernel 'k' defines no tensors"));
 }
 
 TEST(SemaErrorTest, DuplicateKernel) {
-  EXPECT_TRUE(fails_at("kernel k { Y[i:1] = 1 }\n\nkernel   k { Y[i:1] = 2 }", 3, 10, "duplicate kernel 'k' (first defined at line 1)"));
+  EXPECT_TRUE(
+      fails_at("kernel k { Y[i:1] = 1 }\n\nkernel   k { Y[i:1] = 2 }", 3, 10, "duplicate kernel 'k' (first defined at line 1)"));
 }
 
 TEST(SemaErrorTest, UnknownAttribute) {
@@ -203,12 +230,14 @@ TEST(SemaErrorTest, UnknownDtype) {
 TEST(SemaErrorTest, NonIntegerExtent) {
   EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4, 2.5]"), 2, 19,
                        "an extent of 'X' must be an integer expression of literals and 'let' constants"));
-  EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4]\n Z = input f32[X]"), 3, 16, "an extent of 'Z' must be an integer expression"));
+  EXPECT_TRUE(
+      fails_at(in_kernel(" X = input f32[4]\n Z = input f32[X]"), 3, 16, "an extent of 'Z' must be an integer expression"));
   EXPECT_TRUE(fails_at(in_kernel(" Y[i:4, j:i] = 1"), 2, 11, "the extent of 'j' must be an integer expression"));
   EXPECT_TRUE(fails_at(in_kernel(" Y[i:4 < 5] = 1"), 2, 8, "the extent of 'i' must be an integer expression"));
   EXPECT_TRUE(fails_at(in_kernel(" X = input f32[exp(1)]"), 2, 16, "an extent of 'X' must be an integer expression"));
   EXPECT_TRUE(fails_at(in_kernel(" X = input f32[!1]"), 2, 16, "an extent of 'X' must be an integer expression"));
-  EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4]\n Y[i:4] = sum(k:X[0], X[k])"), 3, 17, "the extent of 'k' must be an integer expression"));
+  EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4]\n Y[i:4] = sum(k:X[0], X[k])"), 3, 17,
+                       "the extent of 'k' must be an integer expression"));
   EXPECT_TRUE(fails_at("let a = 1.5", 1, 9, "the value of 'a' must be an integer expression"));
 }
 
@@ -216,7 +245,8 @@ TEST(SemaErrorTest, NonPositiveExtent) {
   // A binary expression is located at its operator.
   EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4, 2 - 2]"), 2, 21, "an extent of 'X' must be positive, given 0"));
   EXPECT_TRUE(fails_at(in_kernel(" Y[i:-3] = 1"), 2, 6, "the extent of 'i' must be positive, given -3"));
-  EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4]\n Y[i:4] = sum(k:0, X[k])"), 3, 17, "the extent of 'k' must be positive, given 0"));
+  EXPECT_TRUE(
+      fails_at(in_kernel(" X = input f32[4]\n Y[i:4] = sum(k:0, X[k])"), 3, 17, "the extent of 'k' must be positive, given 0"));
 }
 
 TEST(SemaErrorTest, TensorTooLarge) {
@@ -258,18 +288,21 @@ TEST(SemaErrorTest, DuplicateNames) {
                        "duplicate name 'N': constant 'N' is already defined (at line 1)"));
   EXPECT_TRUE(fails_at("let N = 4\nlet N = 5", 2, 5, "duplicate name 'N': constant 'N' is already defined (at line 1)"));
   EXPECT_TRUE(fails_at("let N = 4\nkernel k {\n let N = 5 }", 3, 6, "duplicate name 'N': constant 'N'"));
-  EXPECT_TRUE(fails_at(in_kernel(" let a = 1\n let a = 2"), 3, 6, "duplicate name 'a': constant 'a' is already defined (at line 2)"));
+  EXPECT_TRUE(
+      fails_at(in_kernel(" let a = 1\n let a = 2"), 3, 6, "duplicate name 'a': constant 'a' is already defined (at line 2)"));
   EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4]\n let X = 1"), 3, 6, "duplicate name 'X': tensor 'X'"));
-  EXPECT_TRUE(fails_at(in_kernel(" Y[i:4, i:4] = 1"), 2, 9, "duplicate name 'i': index variable 'i' is already defined (at line 2)"));
+  EXPECT_TRUE(
+      fails_at(in_kernel(" Y[i:4, i:4] = 1"), 2, 9, "duplicate name 'i': index variable 'i' is already defined (at line 2)"));
   EXPECT_TRUE(fails_at(in_kernel(" X = input f32[4]\n Y[X:4] = 1"), 3, 4, "duplicate name 'X': tensor 'X'"));
   EXPECT_TRUE(fails_at("let i = 2\nkernel k {\n Y[i:4] = 1 }", 3, 4, "duplicate name 'i': constant 'i'"));
 }
 
 TEST(SemaErrorTest, ReductionAxisShadowing) {
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(i:4, X[i])"), 3, 14,
-                       "reduction axis 'i' shadows index variable 'i' (at line 3)"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y[i:4] = sum(i:4, X[i])"), 3, 14, "reduction axis 'i' shadows index variable 'i' (at line 3)"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(X:4, X[i])"), 3, 14, "reduction axis 'X' shadows tensor 'X' (at line 2)"));
-  EXPECT_TRUE(fails_at("let K = 4\n" + with_decls("Y[i:4] = sum(K:4, X[K])"), 4, 14, "reduction axis 'K' shadows constant 'K' (at line 1)"));
+  EXPECT_TRUE(fails_at("let K = 4\n" + with_decls("Y[i:4] = sum(K:4, X[K])"), 4, 14,
+                       "reduction axis 'K' shadows constant 'K' (at line 1)"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(k:4, M[i, k] * max(k:4, M[k, i]))"), 3, 33,
                        "reduction axis 'k' shadows index variable 'k' (at line 3)"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(k:4, r:2, k:4, M[i, k])"), 3, 24, "reduction axis 'k' appears twice"));
@@ -302,15 +335,24 @@ TEST(SemaErrorTest, IndexThatCanGoOutOfBounds) {
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = X[i + 1]"), 3, 14,
                        "index 1 of 'X' can go out of bounds: it ranges over [1, 4] but the extent is 4"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:5] = X[i]"), 3, 12, "it ranges over [0, 4] but the extent is 4"));
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4, j:4] = M[i, j - 1]"), 3, 22, "index 2 of 'M' can go out of bounds: it ranges over [-1, 2]"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y[i:4, j:4] = M[i, j - 1]"), 3, 22, "index 2 of 'M' can go out of bounds: it ranges over [-1, 2]"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(k:8, X[k / 2] + X[k])"), 3, 32, "it ranges over [0, 7] but the extent is 4"));
   // A select only helps in the branch its condition guards.
   EXPECT_TRUE(fails_at(with_decls("Y[i:5] = select(i < 4, 0.0, X[i])"), 3, 31, "it ranges over [4, 4]"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = X[i * 4611686018427387904 * 4]"), 3, 36, "it ranges over an unbounded range"));
+  // Regressions (found with the sanitizer build of the fuzz target): these overflowed while
+  // their bounds were computed.
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = X[(i * 4611686018427387904) / 4611686018427387905 / 4]"), 3, 60,
+                       "it ranges over an unbounded range"));
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = select(i > 0, X[i + 9223372036854775806], 0.0)"), 3, 28,
+                       "it ranges over an unbounded range"));
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = select(i < 0, 0.0, X[(i - 9223372036854775807) / 3])"), 3, 57,
+                       "index 1 of 'X' can go out of bounds: it ranges over [-3074457345618258603, -3074457345618258602]"));
 }
 
-// Regression (found by the fuzzer): integer literals combined in an index wrapped around
-// (undefined behaviour) instead of being reported.
+// Regression (found with the sanitizer build of the fuzz target): integer literals combined in
+// an index wrapped around (undefined behaviour) instead of being reported.
 TEST(SemaErrorTest, OverflowOfLiteralsInExpressions) {
   EXPECT_TRUE(fails_at(with_decls("Y[i:1] = X[9223372036854775807 + 1]"), 3, 32, "integer overflow"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:1] = X[-(-9223372036854775807 - 1)]"), 3, 12, "integer overflow"));
@@ -320,7 +362,8 @@ TEST(SemaErrorTest, OverflowOfLiteralsInExpressions) {
 // ---- Calls and reductions -------------------------------------------------------------------------
 
 TEST(SemaErrorTest, SelectConditionMustBeACondition) {
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = select(X[i], 1.0, 0.0)"), 3, 17, "the condition of select must be a comparison or a bool value"));
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = select(X[i], 1.0, 0.0)"), 3, 17,
+                       "the condition of select must be a comparison or a bool value"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = i ? 1.0 : 0.0"), 3, 10, "the condition of select must be a comparison"));
 }
 
@@ -352,8 +395,10 @@ TEST(SemaErrorTest, ReductionWithoutAxes) {
 TEST(SemaErrorTest, ReductionWithoutABody) {
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(k:4)"), 3, 10,
                        "'sum' needs reduction axes and then the reduced expression: sum(k:extent, expression)"));
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(X[i], k:4)"), 3, 10, "'sum' needs reduction axes and then the reduced expression"));
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(k:4, X[k], e = 1)"), 3, 10, "needs reduction axes and then the reduced expression"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y[i:4] = sum(X[i], k:4)"), 3, 10, "'sum' needs reduction axes and then the reduced expression"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y[i:4] = sum(k:4, X[k], e = 1)"), 3, 10, "needs reduction axes and then the reduced expression"));
 }
 
 TEST(SemaErrorTest, ReductionAxesMustComeFirst) {
@@ -362,7 +407,8 @@ TEST(SemaErrorTest, ReductionAxesMustComeFirst) {
 }
 
 TEST(SemaErrorTest, ReductionOfConditions) {
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sum(k:4, X[k] > 0.0)"), 3, 19, "'sum' needs numbers; convert the condition with i32(...)"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y[i:4] = sum(k:4, X[k] > 0.0)"), 3, 19, "'sum' needs numbers; convert the condition with i32(...)"));
 }
 
 TEST(SemaErrorTest, CastArity) {
@@ -376,7 +422,8 @@ TEST(SemaErrorTest, MathFunctionArity) {
 }
 
 TEST(SemaErrorTest, MathFunctionOfAnInteger) {
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = exp(N[i])"), 3, 14, "'exp' needs a floating-point argument, found i32; convert it with f32(...)"));
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = exp(N[i])"), 3, 14,
+                       "'exp' needs a floating-point argument, found i32; convert it with f32(...)"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = sqrt(X[i] > 0.0)"), 3, 20, "'sqrt' needs a number, found a condition"));
 }
 
@@ -394,7 +441,8 @@ TEST(SemaErrorTest, UnknownFunction) {
 TEST(SemaErrorTest, MixedDtypes) {
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = X[i] + N[i]"), 3, 15,
                        "operands of '+' have different dtypes, f32 and i32; convert one with f32(...)"));
-  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = select(i < 2, X[i], N[i])"), 3, 10, "operands of select have different dtypes, f32 and i32"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y[i:4] = select(i < 2, X[i], N[i])"), 3, 10, "operands of select have different dtypes, f32 and i32"));
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = max(N[i], X[i])"), 3, 10, "operands of 'max' have different dtypes, i32 and f32"));
 }
 
@@ -432,7 +480,8 @@ TEST(SemaErrorTest, IntegerDivisionByZero) {
 // ---- Tensor form ---------------------------------------------------------------------------------
 
 TEST(SemaErrorTest, TensorFormOfAScalar) {
-  EXPECT_TRUE(fails_at(with_decls("Y = 1.0 + 2.0"), 3, 9, "the right side of 'Y' is a scalar; tensor form needs a tensor operand"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y = 1.0 + 2.0"), 3, 9, "the right side of 'Y' is a scalar; tensor form needs a tensor operand"));
   EXPECT_TRUE(fails_at("let K = 3\n" + with_decls("Y = K"), 4, 5, "the right side of 'Y' is a scalar"));
 }
 
@@ -441,7 +490,8 @@ TEST(SemaErrorTest, IndexingInTensorForm) {
 }
 
 TEST(SemaErrorTest, ReductionInTensorForm) {
-  EXPECT_TRUE(fails_at(with_decls("Y = sum(k:4, X[k])"), 3, 5, "reductions need index form: write Y[i:..., ...] = sum(k:extent, ...)"));
+  EXPECT_TRUE(
+      fails_at(with_decls("Y = sum(k:4, X[k])"), 3, 5, "reductions need index form: write Y[i:..., ...] = sum(k:extent, ...)"));
 }
 
 TEST(SemaErrorTest, UnknownOperatorInTensorForm) {

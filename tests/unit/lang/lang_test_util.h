@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,8 @@ inline ::testing::AssertionResult fails_at(const std::string& text, int line, in
               error.message().find(fragment) != std::string::npos;
     if (ok) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "error at " << error.loc().line << ":" << error.loc().column << ": "
-                                         << error.message() << "\nexpected at " << line << ":" << column
-                                         << " containing \"" << fragment << "\"";
+                                         << error.message() << "\nexpected at " << line << ":" << column << " containing \""
+                                         << fragment << "\"";
   }
   return ::testing::AssertionFailure() << "no error for:\n" << text;
 }

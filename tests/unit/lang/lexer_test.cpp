@@ -29,9 +29,9 @@ TEST(LexerTest, RecognisesEveryPunctuatorAndOperator) {
 
 TEST(LexerTest, TwoCharacterOperatorsNeedNoSpaces) {
   EXPECT_EQ(kinds_of("a<=b>=c==d!=e&&f||!g=h<i>j"),
-            (std::vector<Tok>{Tok::Ident, Tok::Le, Tok::Ident, Tok::Ge, Tok::Ident, Tok::EqEq, Tok::Ident, Tok::Ne, Tok::Ident,
-                              Tok::AndAnd, Tok::Ident, Tok::OrOr, Tok::Bang, Tok::Ident, Tok::Assign, Tok::Ident, Tok::Lt,
-                              Tok::Ident, Tok::Gt, Tok::Ident, Tok::End}));
+            (std::vector<Tok>{Tok::Ident,  Tok::Le,    Tok::Ident,  Tok::Ge,    Tok::Ident, Tok::EqEq,  Tok::Ident,
+                              Tok::Ne,     Tok::Ident, Tok::AndAnd, Tok::Ident, Tok::OrOr,  Tok::Bang,  Tok::Ident,
+                              Tok::Assign, Tok::Ident, Tok::Lt,     Tok::Ident, Tok::Gt,    Tok::Ident, Tok::End}));
   // `===` is `==` then `=`; `!!` two negations.
   EXPECT_EQ(kinds_of("===!!"), (std::vector<Tok>{Tok::EqEq, Tok::Assign, Tok::Bang, Tok::Bang, Tok::End}));
 }
@@ -109,8 +109,8 @@ TEST(LexerTest, TracksLinesColumnsAndOffsets) {
     int line, column;
     size_t offset;
   };
-  std::vector<Expected> expected = {{"let", 1, 1, 0},     {"N", 1, 5, 4},      {"=", 1, 7, 6}, {"4", 1, 9, 8},
-                                    {"kernel", 2, 3, 12}, {"k", 2, 10, 19},    {"{", 2, 12, 21}, {"}", 3, 1, 24}};
+  std::vector<Expected> expected = {{"let", 1, 1, 0},     {"N", 1, 5, 4},   {"=", 1, 7, 6},   {"4", 1, 9, 8},
+                                    {"kernel", 2, 3, 12}, {"k", 2, 10, 19}, {"{", 2, 12, 21}, {"}", 3, 1, 24}};
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(tokens[i].text, expected[i].text);
     EXPECT_EQ(tokens[i].loc.line, expected[i].line) << expected[i].text;

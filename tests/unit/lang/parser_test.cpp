@@ -23,29 +23,46 @@ std::string show_list(const std::vector<AstExprPtr>& xs) {
 
 std::string show_arg(const AstArg& a) {
   switch (a.kind) {
-    case AstArg::Kind::Positional: return show(*a.value);
-    case AstArg::Kind::Keyword: return a.name + "=" + show(*a.value);
-    case AstArg::Kind::KeywordList: return a.name + "=[" + show_list(a.list) + "]";
-    case AstArg::Kind::Axis: return a.name + ":" + show(*a.value);
+    case AstArg::Kind::Positional:
+      return show(*a.value);
+    case AstArg::Kind::Keyword:
+      return a.name + "=" + show(*a.value);
+    case AstArg::Kind::KeywordList:
+      return a.name + "=[" + show_list(a.list) + "]";
+    case AstArg::Kind::Axis:
+      return a.name + ":" + show(*a.value);
   }
   return "?";
 }
 
 const char* op_text(AstBinaryOp op) {
   switch (op) {
-    case AstBinaryOp::Or: return "||";
-    case AstBinaryOp::And: return "&&";
-    case AstBinaryOp::Eq: return "==";
-    case AstBinaryOp::Ne: return "!=";
-    case AstBinaryOp::Lt: return "<";
-    case AstBinaryOp::Le: return "<=";
-    case AstBinaryOp::Gt: return ">";
-    case AstBinaryOp::Ge: return ">=";
-    case AstBinaryOp::Add: return "+";
-    case AstBinaryOp::Sub: return "-";
-    case AstBinaryOp::Mul: return "*";
-    case AstBinaryOp::Div: return "/";
-    case AstBinaryOp::Mod: return "%";
+    case AstBinaryOp::Or:
+      return "||";
+    case AstBinaryOp::And:
+      return "&&";
+    case AstBinaryOp::Eq:
+      return "==";
+    case AstBinaryOp::Ne:
+      return "!=";
+    case AstBinaryOp::Lt:
+      return "<";
+    case AstBinaryOp::Le:
+      return "<=";
+    case AstBinaryOp::Gt:
+      return ">";
+    case AstBinaryOp::Ge:
+      return ">=";
+    case AstBinaryOp::Add:
+      return "+";
+    case AstBinaryOp::Sub:
+      return "-";
+    case AstBinaryOp::Mul:
+      return "*";
+    case AstBinaryOp::Div:
+      return "/";
+    case AstBinaryOp::Mod:
+      return "%";
   }
   return "?";
 }
@@ -53,16 +70,21 @@ const char* op_text(AstBinaryOp op) {
 // Every operation parenthesised, so that a string shows exactly how the tree is grouped.
 std::string show(const AstExpr& e) {
   switch (e.kind) {
-    case AstExpr::Kind::Int: return std::to_string(e.int_value);
-    case AstExpr::Kind::Float: return format_float(e.float_value);
-    case AstExpr::Kind::Ident: return e.name;
-    case AstExpr::Kind::Access: return e.name + "[" + show_list(e.operands) + "]";
+    case AstExpr::Kind::Int:
+      return std::to_string(e.int_value);
+    case AstExpr::Kind::Float:
+      return format_float(e.float_value);
+    case AstExpr::Kind::Ident:
+      return e.name;
+    case AstExpr::Kind::Access:
+      return e.name + "[" + show_list(e.operands) + "]";
     case AstExpr::Kind::Call: {
       std::string s = e.name + "(";
       for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + show_arg(e.args[i]);
       return s + ")";
     }
-    case AstExpr::Kind::Unary: return std::string("(") + (e.unary_op == AstUnaryOp::Neg ? "-" : "!") + show(*e.operands[0]) + ")";
+    case AstExpr::Kind::Unary:
+      return std::string("(") + (e.unary_op == AstUnaryOp::Neg ? "-" : "!") + show(*e.operands[0]) + ")";
     case AstExpr::Kind::Binary:
       return "(" + show(*e.operands[0]) + " " + op_text(e.binary_op) + " " + show(*e.operands[1]) + ")";
     case AstExpr::Kind::Ternary:

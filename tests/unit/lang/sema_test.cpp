@@ -112,6 +112,22 @@ TEST(SemaTest, IndexArithmeticIsSimplified) {
   EXPECT_EQ(body_of(k, "Y"), "X[i * 2, i + j]");
 }
 
+// Regression (found with the sanitizer build of the fuzz target): index arithmetic near the
+// limits of int64 overflowed (undefined behaviour) while constants were folded, linear forms
+// collected and bounds computed. Exact results are kept where int64 holds them.
+TEST(SemaTest, IndexArithmeticNearTheLimitsOfInt64) {
+  auto body = [](const std::string& index) {
+    return body_of(load_kernel("kernel k { X = input f32[4]\n Y[i:4] = X[" + index + "] }"), "Y");
+  };
+  EXPECT_EQ(body("i + 4611686018427387904 + 4611686018427387904 - 4611686018427387904 - 4611686018427387904"), "X[i]");
+  EXPECT_EQ(body("(i - 9223372036854775807) % 3"), "X[(i + 2) % 3]");
+  EXPECT_EQ(body("(i - 9223372036854775807) / 4611686018427387904 + 2"), "X[0]");
+  EXPECT_EQ(body("i / 4611686018427387904 / 4"), "X[0]");
+  EXPECT_EQ(body("select(i > -9223372036854775807, i % 9223372036854775807, 0)"), "X[i]");
+  // The constant 2^63 cannot be folded; the index is kept as written.
+  EXPECT_EQ(body("(i + 9223372036854775807 + 1) % 4"), "X[(i + 9223372036854775807 + 1) % 4]");
+}
+
 TEST(SemaTest, SelectNarrowsIndexRangesInEachBranch) {
   Kernel k = load_kernel(
       "kernel k { X = input f32[4]\n"
@@ -133,9 +149,9 @@ TEST(SemaTest, InputsAreInDeclarationOrder) {
 TEST(SemaTest, OutputsAreTensorsNoLaterStatementReads) {
   Kernel k = load_kernel(
       "kernel k {\n X = input f32[4]\n"
-      " A[i:4] = X[i] + 1.0\n"  // read by B: intermediate
-      " B[i:4] = A[i] * 2.0\n"  // never read: output
-      " C[i:4] = X[i] - 1.0\n"  // read by D: intermediate
+      " A[i:4] = X[i] + 1.0\n"   // read by B: intermediate
+      " B[i:4] = A[i] * 2.0\n"   // never read: output
+      " C[i:4] = X[i] - 1.0\n"   // read by D: intermediate
       " D[i:4] = C[i] + A[i]\n"  // output
       " E[i:4] = X[i] }");
   EXPECT_EQ(names_of(k, k.dag.outputs()), (Names{"B", "D", "E"}));
@@ -312,8 +328,8 @@ TEST(SemaTest, FragmentLoadsToTheSameWorkloadKey) {
   EXPECT_EQ(alone.kernels[0].dag.workload_key(), p.kernels[0].dag.workload_key());
 }
 
-// Regression (found by the fuzzer): the fragment of a file with `let A = -9223372036854775807 - 1`
-// spelled the constant as a literal the lexer rejects as too large.
+// Regression (found by the fuzz target's fragment check): the fragment of a file with
+// `let A = -9223372036854775807 - 1` spelled the constant as a literal the lexer rejects.
 TEST(SemaTest, FragmentSpellsTheSmallestIntegerSoThatItLoads) {
   Program p = load("let A = -9223372036854775807 - 1\nkernel k { X = input f32[4]\n Y[i:4] = X[i] }");
   EXPECT_THAT(p.kernels[0].fragment, HasSubstr("let A = -9223372036854775807 - 1\n"));

@@ -14,6 +14,7 @@
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
 #include "schedule/random_schedule.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -85,39 +86,7 @@ int schedules_per_kernel() {
   return env ? std::max(1, std::atoi(env)) : 180;
 }
 
-Program load_test_kernels() {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "random_schedule_test.def";
-  file->text = kKernels;
-  return load_program(file);
-}
-
-std::vector<std::vector<double>> random_args(const LoweredKernel& k, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(-20, 20);
-  std::vector<std::vector<double>> args;
-  for (int p : k.params) {
-    const Buffer& b = k.buffers[p];
-    int64_t n = 1;
-    for (int64_t e : b.shape) n *= e;
-    std::vector<double> data(n, std::nan(""));
-    if (!b.is_output)
-      for (double& x : data) x = dtype_is_float(b.dtype) ? static_cast<float>(real(rng)) : small(rng);
-    args.push_back(std::move(data));
-  }
-  return args;
-}
-
-// The arguments of a kernel with packed inputs, from the plain ones.
-std::vector<std::vector<double>> pack_args(const LoweredKernel& k, const ComputeDAG& dag, const std::vector<std::vector<double>>& plain) {
-  std::vector<std::vector<double>> args = plain;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    const Buffer& b = k.buffers[k.params[i]];
-    if (const PackedLayout* layout = k.find_packed(b.name)) args[i] = pack_input(*layout, b.dtype, dag.op(dag.find(b.name)).shape, plain[i]);
-  }
-  return args;
-}
+Program load_test_kernels() { return test::parse(kKernels, "random_schedule_test.def"); }
 
 TEST(RandomScheduleTest, RandomSchedulesMatchTheNaiveProgram) {
   Program program = load_test_kernels();
@@ -126,7 +95,7 @@ TEST(RandomScheduleTest, RandomSchedulesMatchTheNaiveProgram) {
   for (const Kernel& kernel : program.kernels) {
     auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
     LoweredKernel naive = lower_state(State(dag), kernel.name);
-    std::vector<std::vector<double>> reference = random_args(naive, 7);
+    std::vector<std::vector<double>> reference = test::random_args(naive, 7);
     std::vector<std::vector<double>> inputs = reference;
     interpret(naive, reference);
     for (int seed = 0; seed < per_kernel; ++seed) {
@@ -136,7 +105,7 @@ TEST(RandomScheduleTest, RandomSchedulesMatchTheNaiveProgram) {
       try {
         LoweredKernel lowered = lower_state(state, kernel.name);
         context = describe_steps(state) + to_string(lowered);
-        std::vector<std::vector<double>> args = pack_args(lowered, *dag, inputs);
+        std::vector<std::vector<double>> args = test::packed_args(lowered, naive, inputs);
         interpret(lowered, args);
         for (size_t p = 0; p < args.size(); ++p) {
           if (!naive.buffers[naive.params[p]].is_output) continue;

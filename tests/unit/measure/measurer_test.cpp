@@ -12,6 +12,7 @@
 #include "lang/program.h"
 #include "schedule/random_schedule.h"
 #include "schedule/steps.h"
+#include "test_support.h"
 #include "tune/tuner.h"
 
 namespace ansor {
@@ -25,10 +26,7 @@ class MeasurerTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("ansor_measure_test_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
-    auto file = std::make_shared<SourceFile>();
-    file->path = "measure_test.def";
-    file->text = "kernel mm { A = input f32[48, 32]\n B = const f32[32, 40]\n C[i:48, j:40] = sum(k:32, A[i, k] * B[k, j]) }";
-    program_ = load_program(file);
+    program_ = test::parse("kernel mm { A = input f32[48, 32]\n B = const f32[32, 40]\n C[i:48, j:40] = sum(k:32, A[i, k] * B[k, j]) }");
     dag_ = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -14,6 +14,7 @@
 
 #include "lang/program.h"
 #include "schedule/steps.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -29,10 +30,7 @@ class CacheTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("ansor_cache_test_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
-    auto file = std::make_shared<SourceFile>();
-    file->path = "cache_test.def";
-    file->text = "kernel k { A = input f32[16, 8]\n B = input f32[8, 12]\n C = matmul(A, B) }";
-    dag_ = std::make_shared<const ComputeDAG>(load_program(file).kernels[0].dag);
+    dag_ = test::dag_of(test::parse("kernel k { A = input f32[16, 8]\n B = input f32[8, 12]\n C = matmul(A, B) }"), "k");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

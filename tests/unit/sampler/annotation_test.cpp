@@ -15,6 +15,7 @@
 #include "lower/stmt_printer.h"
 #include "sampler/default_schedule.h"
 #include "schedule/steps.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -52,38 +53,15 @@ kernel ragged_matmul {
 }
 )";
 
-Program load_kernels() {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "annotation_test.def";
-  file->text = kKernels;
-  return load_program(file);
-}
+Program load_kernels() { return test::parse(kKernels, "annotation_test.def"); }
 
-std::vector<std::vector<double>> inputs_for(const LoweredKernel& k) {
-  std::mt19937_64 rng(3);
-  std::uniform_real_distribution<double> real(-1, 1);
-  std::vector<std::vector<double>> args;
-  for (int p : k.params) {
-    const Buffer& b = k.buffers[p];
-    int64_t n = 1;
-    for (int64_t e : b.shape) n *= e;
-    std::vector<double> data(n, std::nan(""));
-    if (!b.is_output)
-      for (double& x : data) x = static_cast<float>(real(rng));
-    args.push_back(std::move(data));
-  }
-  return args;
-}
+std::vector<std::vector<double>> inputs_for(const LoweredKernel& k) { return test::random_args(k, 3); }
 
 // Runs `state` in the interpreter on the inputs of `naive` and compares with its outputs.
 void expect_matches_naive(const State& state, const LoweredKernel& naive, const std::vector<std::vector<double>>& plain_inputs,
                           const std::vector<std::vector<double>>& expected, const std::string& what) {
   LoweredKernel k = lower_state(state, "k");
-  std::vector<std::vector<double>> args = plain_inputs;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    const Buffer& b = k.buffers[k.params[i]];
-    if (const PackedLayout* p = k.find_packed(b.name)) args[i] = pack_input(*p, b.dtype, naive.buffers[naive.params[i]].shape, plain_inputs[i]);
-  }
+  std::vector<std::vector<double>> args = test::packed_args(k, naive, plain_inputs);
   interpret(k, args);
   for (size_t p = 0; p < args.size(); ++p) {
     if (!naive.buffers[naive.params[p]].is_output) continue;

@@ -9,6 +9,7 @@
 
 #include "lang/program.h"
 #include "schedule/steps.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -66,10 +67,7 @@ kernel batch_matmul {
 class SketchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto file = std::make_shared<SourceFile>();
-    file->path = "sketch_test.def";
-    file->text = kKernels;
-    program_ = load_program(file);
+    program_ = test::parse(kKernels, "sketch_test.def");
     ctx_.parallelism = 2;
   }
 

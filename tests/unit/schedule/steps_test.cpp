@@ -8,6 +8,7 @@
 #include "lang/program.h"
 #include "lower/lower.h"
 #include "schedule/state.h"
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -28,10 +29,7 @@ kernel conv {
 class StepsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto file = std::make_shared<SourceFile>();
-    file->path = "steps_test.def";
-    file->text = kKernels;
-    program_ = load_program(file);
+    program_ = test::parse(kKernels, "steps_test.def");
   }
 
   State initial(const std::string& kernel) { return State(std::make_shared<const ComputeDAG>(program_.find(kernel)->dag)); }

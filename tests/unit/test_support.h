@@ -1,0 +1,55 @@
+// Helpers shared by the unit tests: kernels.def text to programs and DAGs, and random arguments
+// for loop programs run in the interpreter (const inputs packed where a schedule packs them).
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lang/program.h"
+#include "lower/interpreter.h"
+#include "lower/lowered_kernel.h"
+
+namespace ansor::test {
+
+inline Program parse(const std::string& text, const std::string& path = "test.def") {
+  auto file = std::make_shared<SourceFile>();
+  file->path = path;
+  file->text = text;
+  return load_program(file);
+}
+
+inline std::shared_ptr<const ComputeDAG> dag_of(const Program& program, const std::string& kernel) {
+  return std::make_shared<const ComputeDAG>(program.find(kernel)->dag);
+}
+
+// One buffer per parameter: inputs random (floats exact in f32, small integers), outputs NaN.
+inline std::vector<std::vector<double>> random_args(const LoweredKernel& k, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(-20, 20);
+  std::vector<std::vector<double>> args;
+  for (int p : k.params) {
+    const Buffer& b = k.buffers[p];
+    std::vector<double> data(static_cast<size_t>(b.num_elements()), std::nan(""));
+    if (!b.is_output)
+      for (double& x : data) x = dtype_is_float(b.dtype) ? static_cast<float>(real(rng)) : small(rng);
+    args.push_back(std::move(data));
+  }
+  return args;
+}
+
+// The arguments of `k` from the plain ones of `naive` (the untransformed schedule's program).
+inline std::vector<std::vector<double>> packed_args(const LoweredKernel& k, const LoweredKernel& naive,
+                                                    const std::vector<std::vector<double>>& plain) {
+  std::vector<std::vector<double>> args = plain;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const Buffer& b = k.buffers[k.params[i]];
+    if (const PackedLayout* layout = k.find_packed(b.name)) args[i] = pack_input(*layout, b.dtype, naive.buffers[naive.params[i]].shape, plain[i]);
+  }
+  return args;
+}
+
+}  // namespace ansor::test
