@@ -65,7 +65,7 @@ class Printer {
       }
       case ExprKind::Unary: {
         auto* u = e->as<UnaryNode>();
-        return (u->op == UnaryOp::Neg ? "-" : "!") + print(u->operand, kUnaryPrecedence + 1);
+        return fmt::format("{}{}", u->op == UnaryOp::Neg ? '-' : '!', print(u->operand, kUnaryPrecedence + 1));
       }
       case ExprKind::Binary: return print_binary(*e->as<BinaryNode>());
       case ExprKind::Select: {

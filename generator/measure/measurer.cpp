@@ -109,52 +109,15 @@ bool Measurer::prepare(const std::string& workload, const Reference& ref, std::s
   return true;
 }
 
-std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates) {
+std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, const std::function<void(const Record&)>& on_record) {
   DeviceLock lock((std::filesystem::path(options_.lock_dir) / ("ansor-measure-" + target_.file_stem() + ".lock")).string());
   std::vector<Record> records(candidates.size());
   if (candidates.empty()) return records;
   std::vector<BuildResult> built = builder_.build(candidates);
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const Candidate& c = candidates[i];
-    const ComputeDAG& dag = c.state.dag();
-    Record& r = records[i];
-    r.workload_key = dag.workload_key();
-    r.dag = dag.canonical_text();
-    r.kernel = c.kernel_name;
-    r.target = target_.to_string();
-    r.compiler = builder_.compiler().identity();
-    r.steps = c.state.steps();
-    r.generator_version = kGeneratorVersion;
-    r.timestamp = static_cast<int64_t>(std::time(nullptr));
-    r.error = built[i].error;
-    r.error_message = built[i].message;
-    if (r.error != MeasureError::None) continue;
-    std::string error;
-    const Reference* ref = reference_for(c, error);
-    if (!ref || !prepare(r.workload_key, *ref, error)) {
-      r.error = MeasureError::RunError;
-      r.error_message = error;
-      continue;
-    }
-    nlohmann::json req{{"op", "measure"},  {"library", built[i].library}, {"symbol", built[i].symbol}, {"workload", r.workload_key},
-                       {"min_seconds", options_.min_seconds}, {"tolerance", ref->tolerance}};
-    std::optional<std::string> answer = worker_.request(req.dump(), options_.run_timeout_seconds, error);
-    if (!answer) {
-      r.error = error.rfind("did not answer", 0) == 0 ? MeasureError::RunTimeout : MeasureError::Crash;
-      r.error_message = "the measurement worker " + error;
-      continue;
-    }
-    nlohmann::json a = nlohmann::json::parse(*answer, nullptr, false);
-    std::string result = a.is_discarded() ? "run_error" : a.value("result", "run_error");
-    if (result == "ok") {
-      r.seconds = a.value("seconds", 0.0);
-      r.spread = a.value("spread", 0.0);
-      r.repeats = a.value("repeats", 0);
-    } else {
-      r.error = result == "wrong_result" ? MeasureError::WrongResult : MeasureError::RunError;
-      r.error_message = a.is_discarded() ? "unreadable answer" : a.value("message", "");
-    }
+    run_candidate(candidates[i], built[i], records[i]);
+    if (on_record) on_record(records[i]);
   }
   run_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const BuildResult& b : built) {
@@ -162,6 +125,46 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates) 
     if (!b.library.empty()) std::filesystem::remove(b.library, ec);
   }
   return records;
+}
+
+void Measurer::run_candidate(const Candidate& c, const BuildResult& built, Record& r) {
+  const ComputeDAG& dag = c.state.dag();
+  r.workload_key = dag.workload_key();
+  r.dag = dag.canonical_text();
+  r.kernel = c.kernel_name;
+  r.target = target_.to_string();
+  r.compiler = builder_.compiler().identity();
+  r.steps = c.state.steps();
+  r.generator_version = kGeneratorVersion;
+  r.timestamp = static_cast<int64_t>(std::time(nullptr));
+  r.error = built.error;
+  r.error_message = built.message;
+  if (r.error != MeasureError::None) return;
+  std::string error;
+  const Reference* ref = reference_for(c, error);
+  if (!ref || !prepare(r.workload_key, *ref, error)) {
+    r.error = MeasureError::RunError;
+    r.error_message = error;
+    return;
+  }
+  nlohmann::json req{{"op", "measure"},  {"library", built.library}, {"symbol", built.symbol}, {"workload", r.workload_key},
+                     {"min_seconds", options_.min_seconds}, {"tolerance", ref->tolerance}};
+  std::optional<std::string> answer = worker_.request(req.dump(), options_.run_timeout_seconds, error);
+  if (!answer) {
+    r.error = error.rfind("did not answer", 0) == 0 ? MeasureError::RunTimeout : MeasureError::Crash;
+    r.error_message = "the measurement worker " + error;
+    return;
+  }
+  nlohmann::json a = nlohmann::json::parse(*answer, nullptr, false);
+  std::string result = a.is_discarded() ? "run_error" : a.value("result", "run_error");
+  if (result == "ok") {
+    r.seconds = a.value("seconds", 0.0);
+    r.spread = a.value("spread", 0.0);
+    r.repeats = a.value("repeats", 0);
+  } else {
+    r.error = result == "wrong_result" ? MeasureError::WrongResult : MeasureError::RunError;
+    r.error_message = a.is_discarded() ? "unreadable answer" : a.value("message", "");
+  }
 }
 
 }  // namespace ansor

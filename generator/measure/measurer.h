@@ -4,6 +4,7 @@
 // measures on a target at a time (a lock file), and building and running never overlap.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -30,8 +31,10 @@ class Measurer {
   Measurer(KernelCompiler compiler, Target target, MeasureOptions options);
   ~Measurer();
 
-  // One record per candidate, in order. Candidates must all schedule the same DAG.
-  std::vector<Record> measure(const std::vector<Candidate>& candidates);
+  // One record per candidate, in order. Candidates must all schedule the same DAG. Each record
+  // is also handed to on_record as soon as it is complete (so that it can be saved before the
+  // rest of the batch runs).
+  std::vector<Record> measure(const std::vector<Candidate>& candidates, const std::function<void(const Record&)>& on_record = {});
 
   const Target& target() const { return target_; }
   const KernelCompiler& compiler() const { return builder_.compiler(); }
@@ -44,6 +47,7 @@ class Measurer {
     std::string library, symbol;
     double tolerance = 0;
   };
+  void run_candidate(const Candidate& c, const BuildResult& built, Record& record);
   const Reference* reference_for(const Candidate& c, std::string& error);
   bool prepare(const std::string& workload, const Reference& ref, std::string& error);
 

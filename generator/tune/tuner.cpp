@@ -58,10 +58,10 @@ TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCa
       break;
     }
     double build_before = measurer.build_seconds(), run_before = measurer.run_seconds();
-    std::vector<Record> records = measurer.measure(batch);
+    // Each record is saved as soon as it is measured: an interrupted run loses none.
+    std::vector<Record> records = measurer.measure(batch, [&](const Record& r) { cache.append(r); });
     int failed = 0;
     for (const Record& r : records) {
-      cache.append(r);
       ++summary.measured;
       if (!r.ok()) {
         ++failed;
