@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -138,7 +139,9 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
   std::vector<std::string> sources(candidates.size());
   std::vector<size_t> valid;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    results[i].symbol = fmt::format("ansor_candidate_{}_{}", ::getpid(), serial_++);
+    // Unique in the process, whatever Builder built it: libraries are loaded by name.
+    static std::atomic<int> serial{0};
+    results[i].symbol = fmt::format("ansor_candidate_{}_{}", ::getpid(), serial++);
     try {
       const Candidate& c = candidates[i];
       sources[i] = c.fault == PlantedFault::None ? kernel_definitions(c.state, c.kernel_name, results[i].symbol, "candidate")

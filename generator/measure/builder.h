@@ -60,7 +60,6 @@ class Builder {
 
   KernelCompiler compiler_;
   BuildOptions options_;
-  int serial_ = 0;
   int built_ = 0;
   double seconds_ = 0;
 };
