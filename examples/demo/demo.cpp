@@ -129,7 +129,7 @@ int main() {
   const ansor_kernel_info* kernels = ansor_demo_kernels_kernels(&count);
   const ansor_kernel_info* reference = ansor_demo_reference_kernels(&ref_count);
   std::printf("ansor demo: %d kernels, %d threads\n\n", count, ansor_get_num_threads());
-  std::printf("%-20s %-44s %-9s %10s %9s  %s\n", "kernel", "shapes (inputs -> outputs)", "schedule", "time (ms)", "GFLOP/s", "check");
+  std::printf("%-20s %-52s %-9s %10s %9s  %s\n", "kernel", "shapes (inputs -> outputs)", "schedule", "time (ms)", "GFLOP/s", "check");
   int failures = 0;
   for (int i = 0; i < count; ++i) {
     const ansor_kernel_info& k = kernels[i];
@@ -145,7 +145,7 @@ int main() {
     double err = ok ? relative_error(k, got, want) : INFINITY;
     ok = ok && err <= 1e-3;
     double seconds = median_seconds(k, got);
-    std::printf("%-20s %-44s %-9s %10.3f %9.2f  %s (max rel. error %.1e)\n", k.name, shapes.c_str(), k.schedule, seconds * 1e3,
+    std::printf("%-20s %-52s %-9s %10.3f %9.2f  %s (max rel. error %.1e)\n", k.name, shapes.c_str(), k.schedule, seconds * 1e3,
                 k.flops / seconds / 1e9, ok ? "ok" : "FAILED", err);
     failures += ok ? 0 : 1;
   }
