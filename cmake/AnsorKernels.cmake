@@ -3,7 +3,7 @@
 #   ansor_add_kernels(<lib>
 #     DEF        <kernels.def>
 #     [CACHE_DIR <dir>]        # tuning records; commit it to ship them
-#     [TARGET    host|cuda|<target string>]
+#     [TARGET    host|<cpu target string>]  # cuda:sm_XX: refused until CUDA codegen exists
 #     [TRIALS    <n>]          # tuning budget per kernel without a record; 0: never measure
 #     [SCHEDULE  best|default|naive]
 #     [COMPILER  <c++ compiler for the kernels>]
@@ -161,14 +161,14 @@ function(ansor_add_kernels lib)
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}")
   execute_process(
-    COMMAND "${gen}" configure "${def}" --name "${lib}" --out "${out_dir}"
+    COMMAND "${gen}" configure "${def}" --name "${lib}" --out "${out_dir}" --target "${ARG_TARGET}"
     RESULT_VARIABLE rv OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rv MATCHES "^[0-9]+$")
     message(FATAL_ERROR "ansor_add_kernels(${lib}): cannot run the generator ${gen}: ${rv}")
   elseif(NOT rv EQUAL 0)
     # The diagnostics verbatim: FATAL_ERROR would re-wrap "file:line:col: error: ..." lines.
     message("${err}")
-    message(FATAL_ERROR "ansor_add_kernels(${lib}): ${def} is invalid (errors above)")
+    message(FATAL_ERROR "ansor_add_kernels(${lib}): the generator rejects ${def} or TARGET ${ARG_TARGET} (errors above)")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${def}")
   include("${out_dir}/${lib}_kernels.cmake")

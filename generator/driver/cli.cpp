@@ -154,6 +154,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_def(configure);
   configure->add_option("--name", lib_name, "library name")->required();
   configure->add_option("--out", out_dir, "output directory")->required();
+  std::string configure_target = "host";
+  configure->add_option("--target", configure_target, "the build's target, checked here so that a bad one fails at configure time")
+      ->capture_default_str();
 
   std::string kernel_name;
   CLI::App* lower = app.add_subcommand("lower", "Print a kernel's loop program under a schedule");
@@ -213,7 +216,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
     } else if (configure->parsed()) {
       check_lib_name(lib_name);
-      configure_library(program, lib_name, out_dir);
+      configure_library(program, lib_name, out_dir, configure_target);
     } else if (lower->parsed()) {
       const Kernel* k = program.find(kernel_name);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", kernel_name, def_path));

@@ -7,10 +7,12 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include "codegen/kernel_source.h"
 #include "codegen/kernel_signature.h"
 #include "lower/lower.h"
+#include "measure/target.h"
 #include "sampler/default_schedule.h"
 #include "schedule/random_schedule.h"
 #include "support/file_util.h"
@@ -174,7 +176,16 @@ std::string library_registry(const Program& program, const std::string& lib) {
   return out;
 }
 
+void check_emit_target(const std::string& target) {
+  if (target == "host") return;
+  if (target == "cuda" || parse_target(target).kind != Target::Kind::Cpu)
+    throw std::invalid_argument(
+        fmt::format("cannot emit kernels for '{}': CUDA code generation is not implemented yet; the targets are host and CPU target strings",
+                    target));
+}
+
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress) {
+  if (!options.header_only) check_emit_target(options.session.target);
   std::vector<const Kernel*> kernels = selected_kernels(program, options.kernels);
   std::vector<std::pair<std::string, std::string>> files;
   EmitReport report;
@@ -195,7 +206,8 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
   return report;
 }
 
-EmitReport configure_library(const Program& program, const std::string& lib, const std::string& out_dir) {
+EmitReport configure_library(const Program& program, const std::string& lib, const std::string& out_dir, const std::string& target) {
+  check_emit_target(target);
   std::filesystem::path dir(out_dir);
   EmitReport report;
   auto write = [&](const std::filesystem::path& p, const std::string& content) {

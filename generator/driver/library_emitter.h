@@ -35,8 +35,12 @@ struct EmitReport {
   std::vector<std::string> notes;      // per kernel: where its schedule came from
 };
 
-// Throws CompileError for unknown kernels; writes nothing unless every kernel emits. Tuning
-// progress (with `trials`) goes to `progress`.
+// Throws std::invalid_argument for a target that kernels cannot be emitted for: a malformed
+// string, or a GPU (C++ for CPUs is the only code generator so far).
+void check_emit_target(const std::string& target);
+
+// Throws CompileError for unknown kernels and check_emit_target's error; writes nothing unless
+// every kernel emits. Tuning progress (with `trials`) goes to `progress`.
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress);
 
 // The header of the library (every kernel of the program).
@@ -46,7 +50,9 @@ std::string library_registry(const Program& program, const std::string& lib_name
 
 // Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
-EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir);
+// Checks `target` as emit_library would, so that a build fails at configure time.
+EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir,
+                             const std::string& target = "host");
 
 // `LIB_K.cpp`, the source of one kernel.
 std::string kernel_source_name(const std::string& lib_name, const std::string& kernel);

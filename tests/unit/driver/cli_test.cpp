@@ -139,6 +139,21 @@ TEST_F(CliTest, ConfigureWritesFragmentsAndTheKernelList) {
   EXPECT_EQ(run({"check", (out / "defs" / "add1.def").string()}), 0) << err_.str();
 }
 
+TEST_F(CliTest, TargetsWithoutACodeGeneratorAreRefusedBeforeAnythingIsWritten) {
+  std::string def = write("k.def", kGood);
+  fs::path out = dir_ / "out";
+  for (const char* target : {"cuda", "cuda:sm_80"}) {
+    EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive", "--target", target}), 1) << target;
+    EXPECT_NE(err_.str().find("CUDA code generation is not implemented yet"), std::string::npos) << err_.str();
+    EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", target}), 1) << target;
+    EXPECT_NE(err_.str().find("CUDA code generation is not implemented yet"), std::string::npos) << err_.str();
+  }
+  EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", "cpu:x86_64"}), 1);
+  EXPECT_NE(err_.str().find("invalid target 'cpu:x86_64'"), std::string::npos) << err_.str();
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", "cpu:x86_64:skylake:avx2:t4"}), 0) << err_.str();
+}
+
 TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
   std::string def = write("k.def", kGood);
   fs::path cache = dir_ / "cache";
