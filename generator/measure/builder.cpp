@@ -122,7 +122,7 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
       res.library = u.library;
       if (r.timed_out) {
         res.error = MeasureError::CompileTimeout;
-        res.message = fmt::format("compilation took longer than {:.0f} s", options_.timeout_seconds);
+        res.message = fmt::format("compilation took longer than {:g} s", options_.timeout_seconds);
       } else if (!r.ok()) {
         res.error = MeasureError::CompileError;
         res.message = first_lines(r.output, 8);

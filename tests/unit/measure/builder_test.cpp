@@ -1,0 +1,82 @@
+// The builder on its own: several candidates per translation unit without one bad candidate
+// failing the others, compile time limits, and symbols that never collide in one process.
+#include "measure/builder.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+#include "measure/measurer.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BuilderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("ansor_builder_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    program_ = test::parse("kernel add { A = input f32[16]\n B[i:16] = A[i] + 1.0 }");
+    dag_ = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Builder make_builder(int per_unit, double timeout_seconds = 60) const {
+    BuildOptions options;
+    options.per_unit = per_unit;
+    options.timeout_seconds = timeout_seconds;
+    options.runtime_include = default_runtime_include();
+    options.work_dir = (dir_ / "work").string();
+    return Builder(make_kernel_compiler(), options);
+  }
+
+  Candidate candidate(PlantedFault fault = PlantedFault::None) const { return {"add", State(dag_), fault}; }
+
+  fs::path dir_;
+  Program program_;
+  std::shared_ptr<const ComputeDAG> dag_;
+};
+
+TEST_F(BuilderTest, ACompileErrorFailsOnlyItsOwnCandidate) {
+  Builder builder = make_builder(4);
+  std::vector<BuildResult> built = builder.build({candidate(), candidate(PlantedFault::CompileError), candidate()});
+  ASSERT_EQ(built.size(), 3u);
+  EXPECT_EQ(built[0].error, MeasureError::None) << built[0].message;
+  EXPECT_EQ(built[1].error, MeasureError::CompileError);
+  EXPECT_NE(built[1].message.find("planted compile error"), std::string::npos) << built[1].message;
+  EXPECT_EQ(built[2].error, MeasureError::None) << built[2].message;
+  EXPECT_TRUE(fs::exists(built[0].library));
+  EXPECT_TRUE(fs::exists(built[2].library));
+  EXPECT_EQ(builder.built(), 2);
+}
+
+TEST_F(BuilderTest, ACompilerThatRunsPastItsLimitIsACompileTimeout) {
+  Builder builder = make_builder(2, 0.001);
+  std::vector<BuildResult> built = builder.build({candidate(), candidate()});
+  for (const BuildResult& b : built) {
+    EXPECT_EQ(b.error, MeasureError::CompileTimeout);
+    EXPECT_NE(b.message.find("longer than 0.001 s"), std::string::npos) << b.message;
+  }
+  EXPECT_EQ(builder.built(), 0);
+}
+
+TEST_F(BuilderTest, SymbolsAreUniqueAcrossBuildersOfOneProcess) {
+  // Shared libraries are loaded by symbol into one process: two builders must not reuse one.
+  std::set<std::string> symbols;
+  for (int b = 0; b < 2; ++b) {
+    Builder builder = make_builder(1);
+    for (const BuildResult& r : builder.build({candidate(), candidate()})) {
+      EXPECT_EQ(r.error, MeasureError::None) << r.message;
+      EXPECT_TRUE(symbols.insert(r.symbol).second) << r.symbol;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ansor
