@@ -73,8 +73,10 @@ int main(int argc, char** argv) {
       std::vector<BuildResult> built = builder.build(candidates);
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       int failed = 0;
-      for (const BuildResult& b : built) failed += b.error != MeasureError::None;
-      fmt::print("{:<8} {:>14} {:>10.1f} {:>14.2f} {:>7}\n", name, per_unit, seconds, count / seconds, failed);
+      std::string why;
+      for (const BuildResult& b : built)
+        if (b.error != MeasureError::None && failed++ == 0) why = fmt::format("  ({}: {})", measure_error_name(b.error), b.message);
+      fmt::print("{:<8} {:>14} {:>10.1f} {:>14.2f} {:>7}{}\n", name, per_unit, seconds, count / seconds, failed, why);
       std::filesystem::remove_all(options.work_dir);
     }
   }

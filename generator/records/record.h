@@ -44,7 +44,7 @@ struct Record {
   MeasureError error = MeasureError::None;
   std::string error_message;  // first lines of the compiler's or worker's complaint
   double seconds = 0;         // median time of one call
-  double spread = 0;          // (max - min) / median over the timed calls
+  double spread = 0;          // interquartile range / median of the timed calls
   int repeats = 0;            // timed calls
   std::string generator_version;
   int64_t timestamp = 0;  // seconds since the epoch

@@ -7,7 +7,7 @@
 //   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E}
 //       runs candidate S_info on W's inputs (const inputs packed the candidate's way), compares
 //       its outputs with the reference, then times it: one warm-up call, then calls until T
-//       seconds and at least 3 calls; answers the median and the spread.
+//       seconds and at least 3 calls; answers the median and the interquartile spread.
 // Candidates crash, hang or misbehave: that is why this is a process of its own. The runtime
 // is linked in and exported, so candidates' parallel loops all use this process's thread pool.
 #include <ansor/kernel_support.h>
@@ -194,7 +194,10 @@ class Worker {
     }
     std::sort(times.begin(), times.end());
     double median = times[times.size() / 2];
-    return {{"result", "ok"}, {"seconds", median}, {"spread", (times.back() - times.front()) / median}, {"repeats", times.size()}};
+    // Interquartile: one preempted call among thousands of microsecond calls says nothing about
+    // how repeatable the kernel's time is.
+    double spread = (times[times.size() * 3 / 4] - times[times.size() / 4]) / median;
+    return {{"result", "ok"}, {"seconds", median}, {"spread", spread}, {"repeats", times.size()}};
   }
 
   std::map<std::string, Workload> workloads_;

@@ -31,10 +31,10 @@ class MeasurerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5) {
+  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5, double min_seconds = 0.01) {
     KernelCompiler compiler = make_kernel_compiler();
     MeasureOptions options;
-    options.min_seconds = 0.01;
+    options.min_seconds = min_seconds;
     options.run_timeout_seconds = run_timeout;
     options.worker_path = ANSOR_TEST_WORKER;
     options.lock_dir = dir_.string();
@@ -43,9 +43,9 @@ class MeasurerTest : public ::testing::Test {
     return std::make_unique<Measurer>(compiler, detect_host(compiler), options);
   }
 
-  // A reasonable schedule: i split and parallel, j vectorised, B packed.
-  State tiled() const {
-    State s(dag_);
+  // A reasonable schedule of a matmul: i split and parallel, j vectorised, B packed.
+  static State tiled(const std::shared_ptr<const ComputeDAG>& dag) {
+    State s(dag);
     s.apply(std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{8}));
     s.apply(std::make_shared<SplitStep>(2, 2, std::vector<int64_t>{8}));
     s.apply(std::make_shared<ReorderStep>(2, std::vector<int>{0, 2, 4, 1, 3}));
@@ -54,6 +54,7 @@ class MeasurerTest : public ::testing::Test {
     s.apply(std::make_shared<LayoutRewriteStep>(1));
     return s;
   }
+  State tiled() const { return tiled(dag_); }
 
   fs::path dir_;
   Program program_;
@@ -107,8 +108,10 @@ TEST_F(MeasurerTest, TuningFinishesItsBudgetDespiteFaults) {
 }
 
 TEST_F(MeasurerTest, RepeatedMeasurementsOfOneKernel) {
-  auto measurer = make_measurer();
-  std::vector<Candidate> batch(10, Candidate{"mm", tiled(), PlantedFault::None});
+  // A kernel of about a millisecond, timed as tuning times it (0.1 s of calls), ten times.
+  Program program = test::parse("kernel mm { A = input f32[256, 256]\n B = const f32[256, 256]\n C[i:256, j:256] = sum(k:256, A[i, k] * B[k, j]) }");
+  auto measurer = make_measurer(5, 0.1);
+  std::vector<Candidate> batch(10, Candidate{"mm", tiled(std::make_shared<const ComputeDAG>(program.kernels[0].dag)), PlantedFault::None});
   std::vector<Record> records = measurer->measure(batch);
   double lo = 1e9, hi = 0;
   for (const Record& r : records) {
