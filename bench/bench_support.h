@@ -13,6 +13,21 @@
 
 namespace ansor::bench {
 
+// The paper's fp32 GEMM and a ResNet-50 3×3 convolution, with const weights (packed by the
+// schedules that choose to).
+inline constexpr const char* kPaperKernels = R"(
+kernel matmul {
+  A = input f32[1024, 1024]
+  B = const f32[1024, 1024]
+  C[i:1024, j:1024] = sum(k:1024, A[i, k] * B[k, j])
+}
+kernel conv2d {
+  X = input f32[1, 128, 28, 28]
+  W = const f32[128, 128, 3, 3]
+  Y = conv2d_nchw(X, W, stride = 1, pad = 1)
+}
+)";
+
 // Median seconds of one call over calls adding up to at least min_seconds (and 5 calls).
 double median_seconds(const std::function<void()>& call, double min_seconds = 0.5);
 

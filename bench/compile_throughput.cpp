@@ -21,19 +21,6 @@ using namespace ansor;
 
 namespace {
 
-constexpr const char* kKernels = R"(
-kernel matmul {
-  A = input f32[1024, 1024]
-  B = const f32[1024, 1024]
-  C[i:1024, j:1024] = sum(k:1024, A[i, k] * B[k, j])
-}
-kernel conv2d {
-  X = input f32[1, 128, 28, 28]
-  W = const f32[128, 128, 3, 3]
-  Y = conv2d_nchw(X, W, stride = 1, pad = 1)
-}
-)";
-
 std::vector<Candidate> sample_candidates(const Kernel& kernel, const Target& target, int count, uint64_t seed) {
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
   SamplerContext ctx = SamplerContext::for_target(target);
@@ -60,7 +47,7 @@ int main(int argc, char** argv) {
   fmt::print("compiling {} random candidates per row with {}, 2 compilers at a time\n\n", count, compiler.identity());
   fmt::print("{:<8} {:>14} {:>10} {:>14} {:>7}\n", "kernel", "per unit", "seconds", "candidates/s", "failed");
   for (const char* name : {"matmul", "conv2d"}) {
-    Kernel kernel = bench::load_kernel(kKernels, name);
+    Kernel kernel = bench::load_kernel(bench::kPaperKernels, name);
     std::vector<Candidate> candidates = sample_candidates(kernel, target, count, seed);
     for (int per_unit : {1, 2, 4, 8}) {
       BuildOptions options;

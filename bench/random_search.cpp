@@ -22,19 +22,6 @@ using namespace ansor;
 
 namespace {
 
-constexpr const char* kKernels = R"(
-kernel matmul {
-  A = input f32[1024, 1024]
-  B = const f32[1024, 1024]
-  C[i:1024, j:1024] = sum(k:1024, A[i, k] * B[k, j])
-}
-kernel conv2d {
-  X = input f32[1, 128, 28, 28]
-  W = const f32[128, 128, 3, 3]
-  Y = conv2d_nchw(X, W, stride = 1, pad = 1)
-}
-)";
-
 std::vector<float> random_floats(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1, 1);
@@ -121,7 +108,7 @@ int main(int argc, char** argv) {
   };
   std::vector<Row> rows;
   for (const std::string& name : kernels) {
-    Kernel kernel = bench::load_kernel(kKernels, name);
+    Kernel kernel = bench::load_kernel(bench::kPaperKernels, name);
     TuningCache cache(cache_dir);
     int done = 0;
     for (int budget : budgets) {
@@ -134,7 +121,7 @@ int main(int argc, char** argv) {
     }
   }
   double vendor_after[2] = {time_openblas_gemm(), time_onednn_conv()};
-  const double vendor_flops[2] = {bench::load_kernel(kKernels, "matmul").dag.flop_count(), bench::load_kernel(kKernels, "conv2d").dag.flop_count()};
+  const double vendor_flops[2] = {bench::load_kernel(bench::kPaperKernels, "matmul").dag.flop_count(), bench::load_kernel(bench::kPaperKernels, "conv2d").dag.flop_count()};
   fmt::print("\nOpenBLAS {:.1f} GFLOP/s before the search, {:.1f} after; oneDNN {:.1f} before, {:.1f} after\n",
              bench::gflops(vendor_flops[0], vendor_before[0]), bench::gflops(vendor_flops[0], vendor_after[0]),
              bench::gflops(vendor_flops[1], vendor_before[1]), bench::gflops(vendor_flops[1], vendor_after[1]));
