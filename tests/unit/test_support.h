@@ -1,8 +1,13 @@
-// Helpers shared by the unit tests: kernels.def text to programs and DAGs, and random arguments
-// for loop programs run in the interpreter (const inputs packed where a schedule packs them).
+// Helpers shared by the unit tests: kernels.def text to programs and DAGs, scratch directories,
+// random arguments for loop programs run in the interpreter (const inputs packed where a
+// schedule packs them).
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -19,6 +24,13 @@ inline Program parse(const std::string& text, const std::string& path = "test.de
   file->path = path;
   file->text = text;
   return load_program(file);
+}
+
+// A scratch directory path of the running test, unique across concurrently running test
+// processes; the caller creates and removes it.
+inline std::filesystem::path test_temp_dir(const std::string& prefix) {
+  return std::filesystem::temp_directory_path() /
+         (prefix + "_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
 }
 
 inline std::shared_ptr<const ComputeDAG> dag_of(const Program& program, const std::string& kernel) {

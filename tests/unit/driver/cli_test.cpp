@@ -3,11 +3,12 @@
 #include "driver/cli.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "test_support.h"
 
 namespace ansor {
 namespace {
@@ -17,8 +18,7 @@ namespace fs = std::filesystem;
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ansor_cli_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = test::test_temp_dir("ansor_cli_test");
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

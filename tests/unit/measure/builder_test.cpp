@@ -3,7 +3,6 @@
 #include "measure/builder.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -19,8 +18,7 @@ namespace fs = std::filesystem;
 class BuilderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ansor_builder_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = test::test_temp_dir("ansor_builder_test");
     fs::remove_all(dir_);
     program_ = test::parse("kernel add { A = input f32[16]\n B[i:16] = A[i] + 1.0 }");
     dag_ = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);

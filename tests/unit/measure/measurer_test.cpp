@@ -4,7 +4,6 @@
 #include "measure/measurer.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <sstream>
@@ -23,8 +22,7 @@ namespace fs = std::filesystem;
 class MeasurerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ansor_measure_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = test::test_temp_dir("ansor_measure_test");
     fs::remove_all(dir_);
     program_ = test::parse("kernel mm { A = input f32[48, 32]\n B = const f32[32, 40]\n C[i:48, j:40] = sum(k:32, A[i, k] * B[k, j]) }");
     dag_ = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);

@@ -27,8 +27,7 @@ constexpr const char* kCompiler = "clang++ (test) -O3";
 class CacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ansor_cache_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = test::test_temp_dir("ansor_cache_test");
     fs::remove_all(dir_);
     dag_ = test::dag_of(test::parse("kernel k { A = input f32[16, 8]\n B = input f32[8, 12]\n C = matmul(A, B) }"), "k");
   }
