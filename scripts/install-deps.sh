@@ -9,6 +9,8 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libxxhash-dev
   libopenblas-dev libdnnl-dev
+  # Debian's oneDNN CMake package looks for OpenCL; it is only a recommendation of libdnnl-dev.
+  ocl-icd-opencl-dev
 )
 
 missing=()

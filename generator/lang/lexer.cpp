@@ -79,21 +79,26 @@ class Lexer {
 
   char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
 
+  bool at_line_break() const { return line_break_length(text_, pos_) > 0; }
+
+  // Steps over one character, or over a whole line break ("\r\n" counts once).
   void advance() {
-    if (text_[pos_] == '\n') {
+    size_t brk = line_break_length(text_, pos_);
+    if (brk > 0) {
       ++line_;
       col_ = 1;
+      pos_ += brk;
     } else {
       ++col_;
+      ++pos_;
     }
-    ++pos_;
   }
 
   void skip_space_and_comments() {
     while (pos_ < text_.size()) {
       char c = text_[pos_];
       if (c == '#') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
+        while (pos_ < text_.size() && !at_line_break()) advance();
       } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
         advance();
       } else {
@@ -208,7 +213,7 @@ class Lexer {
     advance();  // opening quote
     std::string value;
     for (;;) {
-      if (pos_ >= text_.size() || peek() == '\n') fail(loc, "unterminated string");
+      if (pos_ >= text_.size() || at_line_break()) fail(loc, "unterminated string");
       char c = peek();
       if (c == '"') break;
       if (c == '\\') {

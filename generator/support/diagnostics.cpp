@@ -3,20 +3,43 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ansor {
+
+size_t line_break_length(const std::string& text, size_t pos) {
+  if (pos >= text.size()) return 0;
+  if (text[pos] == '\n') return 1;
+  if (text[pos] != '\r') return 0;
+  return pos + 1 < text.size() && text[pos + 1] == '\n' ? 2 : 1;
+}
 
 std::string SourceFile::line_text(int line) const {
   if (line < 1) return {};
+  int current = 1;
   size_t begin = 0;
-  for (int l = 1; l < line; ++l) {
-    size_t nl = text.find('\n', begin);
-    if (nl == std::string::npos) return {};
-    begin = nl + 1;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t brk = line_break_length(text, pos);
+    if (brk == 0) {
+      ++pos;
+      continue;
+    }
+    if (current == line) return text.substr(begin, pos - begin);
+    ++current;
+    pos += brk;
+    begin = pos;
   }
-  size_t end = text.find('\n', begin);
-  if (end == std::string::npos) end = text.size();
-  if (end > begin && text[end - 1] == '\r') --end;
-  return text.substr(begin, end - begin);
+  return current == line ? text.substr(begin) : std::string();
+}
+
+int SourceFile::line_count() const {
+  int lines = 1;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t brk = line_break_length(text, pos);
+    lines += brk > 0;
+    pos += std::max<size_t>(brk, 1);
+  }
+  return lines;
 }
 
 CompileError::CompileError(SourceLoc loc, const std::string& message)

@@ -103,8 +103,10 @@ bool run_on_backend(int64_t n, ansor_task_fn body, void* context) {
 // none can be made. The caller holds g_pool_busy.
 ThreadPool* pool_for(int num_threads) {
   if (g_pool != nullptr && g_pool->requested_threads() != num_threads) {
-    delete g_pool;
+    // Unpublished before it is destroyed: a fork in between must not orphan a freed pool.
+    ThreadPool* old_pool = g_pool;
     g_pool = nullptr;
+    delete old_pool;
   }
   if (g_pool == nullptr) {
     register_fork_handlers();

@@ -25,9 +25,7 @@ std::shared_ptr<const ansor::SourceFile> make_file(std::string path, std::string
 void check_error_location(const ansor::CompileError& error) {
   const ansor::SourceLoc& loc = error.loc();
   if (!loc.valid() || loc.column < 1) std::abort();
-  int lines = 1;
-  for (char c : loc.file->text) lines += c == '\n';
-  if (loc.line > lines) std::abort();
+  if (loc.line > loc.file->line_count()) std::abort();
   if (loc.column > static_cast<int>(loc.file->line_text(loc.line).size()) + 1) std::abort();
   if (error.render().empty()) std::abort();
 }

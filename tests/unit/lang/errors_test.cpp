@@ -527,6 +527,22 @@ TEST(RenderTest, LineOfAWindowsFileHasNoCarriageReturn) {
   EXPECT_EQ(e.render(), "test.def:2:9: error: unknown name 'c'\nlet b = c\n        ^");
 }
 
+TEST(RenderTest, LoneCarriageReturnsBreakLines) {
+  CompileError e = error_of("let a = 1\rlet b = c\r");
+  EXPECT_EQ(e.render(), "test.def:2:9: error: unknown name 'c'\nlet b = c\n        ^");
+}
+
+// Found by the parser fuzzer: a file ending in a comment and a lone "\r" had its end-of-file error
+// placed past the end of a line the renderer had cut the "\r" from.
+TEST(RenderTest, ErrorAfterACommentThatEndsAtACarriageReturn) {
+  CompileError e = error_of("kernel o# comment\r");
+  EXPECT_EQ(e.loc().line, 2);
+  EXPECT_EQ(e.loc().column, 1);
+  EXPECT_EQ(e.loc().file->line_count(), 2);
+  EXPECT_THAT(e.render(), HasSubstr("test.def:2:1: error:"));
+  EXPECT_THAT(e.render(), HasSubstr("found end of file\n\n^"));
+}
+
 TEST(RenderTest, ErrorAtTheEndOfTheFile) {
   CompileError e = error_of("kernel k {\n  X = input f32[4]\n");
   EXPECT_EQ(e.render(), "test.def:3:1: error: expected '}' to close kernel 'k', found end of file\n\n^");

@@ -120,6 +120,21 @@ TEST(LexerTest, TracksLinesColumnsAndOffsets) {
   }
 }
 
+TEST(LexerTest, EveryLineBreakConventionCountsOnce) {
+  // "\n", "\r\n" and a lone "\r" each end one line; a comment ends at any of them.
+  auto tokens = tokenize(source("a\nb\r\nc\rd # comment\re\r\rf"));
+  ASSERT_EQ(tokens.size(), 7u);
+  const int lines[] = {1, 2, 3, 4, 5, 7};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(tokens[i].loc.line, lines[i]) << tokens[i].text;
+    EXPECT_EQ(tokens[i].loc.column, 1) << tokens[i].text;
+  }
+}
+
+TEST(LexerTest, StringsEndAtALoneCarriageReturn) {
+  EXPECT_THROW(tokenize(source("\"abc\rdef\"")), CompileError);
+}
+
 TEST(LexerTest, EndTokenSitsAfterTheLastCharacter) {
   auto tokens = tokenize(source("x\n  "));
   ASSERT_EQ(tokens.size(), 2u);
