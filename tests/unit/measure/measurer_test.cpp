@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "lang/program.h"
+#include "sampler/annotation.h"
+#include "sampler/sketch_generator.h"
 #include "schedule/random_schedule.h"
 #include "schedule/steps.h"
 #include "test_support.h"
@@ -103,6 +105,66 @@ TEST_F(MeasurerTest, TuningFinishesItsBudgetDespiteFaults) {
   EXPECT_TRUE(loaded.warnings.empty());
   EXPECT_NE(progress.str().find("[tune] mm: 5/10 trials, best"), std::string::npos) << progress.str();
   EXPECT_NE(progress.str().find("[tune] mm: 10/10 trials"), std::string::npos) << progress.str();
+}
+
+// The interpreter-based property tests check the loop programs; this checks what the C++ code
+// generator and the real compiler make of sampled programs: every sketch of several operator
+// kinds, annotated with a few seeds, compiled and compared with the reference by the worker.
+TEST_F(MeasurerTest, CompiledSampledProgramsMatchTheReference) {
+  Program program = test::parse(R"(
+kernel conv_bias_relu {
+  X = input f32[1, 5, 9, 9]
+  W = const f32[6, 5, 3, 3]
+  b = const f32[6]
+  Y = relu(bias_add(conv2d_nchw(X, W, pad = 1), b))
+}
+kernel depthwise {
+  X = input f32[1, 4, 11, 11]
+  W = const f32[4, 1, 3, 3]
+  Y = depthwise_conv2d_nchw(X, W, stride = 2, pad = 1)
+}
+kernel ragged_dense {
+  A = input f32[13, 21]
+  W = const f32[17, 21]
+  b = const f32[17]
+  Y = relu(bias_add(dense(A, W), b))
+}
+kernel norm {
+  A = input f32[32, 40]
+  S[x:1] = sum(i:32, j:40, A[i, j] * A[i, j])
+  N[x:1] = sqrt(S[x])
+}
+kernel softmax {
+  X = input f32[6, 37]
+  Y = softmax(X)
+}
+kernel layer_norm {
+  X = input f32[5, 48]
+  g = const f32[48]
+  c = const f32[48]
+  Y = layer_norm(X, g, c)
+}
+)");
+  auto measurer = make_measurer(10);
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  std::vector<Candidate> batch;
+  for (const Kernel& kernel : program.kernels) {
+    auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
+    for (const Sketch& sketch : generate_sketches(dag, ctx, SketchRules::cpu())) {
+      for (uint64_t seed = 0; seed < 3; ++seed) {
+        std::mt19937_64 rng(seed);
+        batch.push_back({kernel.name, annotator.annotate(sketch.state, rng), PlantedFault::None});
+      }
+    }
+  }
+  ASSERT_GE(batch.size(), 30u);
+  std::vector<Record> records = measurer->measure(batch);
+  ASSERT_EQ(records.size(), batch.size());
+  for (size_t i = 0; i < records.size(); ++i)
+    EXPECT_TRUE(records[i].ok()) << batch[i].kernel_name << ": " << measure_error_name(records[i].error) << " "
+                                 << records[i].error_message << "\n"
+                                 << describe_steps(batch[i].state);
 }
 
 TEST_F(MeasurerTest, RepeatedMeasurementsOfOneKernel) {
