@@ -1,5 +1,7 @@
 // The demo: runs every kernel of the project's kernels.def on random inputs, checks it against
-// the naive reference program generated from the same file, and prints its time and GFLOP/s.
+// the naive reference program generated from the same file, and prints its time and GFLOP/s,
+// both through the plain interface (which packs const inputs on every call) and, for kernels
+// whose schedule packs const inputs, with them packed once beforehand, as tuning measures.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -106,14 +108,34 @@ double relative_error(const ansor_kernel_info& k, const Buffers& got, const Buff
   return worst;
 }
 
+// The arguments of `call_packed`: `plain` with every const input the schedule packs replaced by
+// its packed form. Empty when the schedule packs nothing.
+Buffers packed_buffers(const ansor_kernel_info& k, const Buffers& plain) {
+  Buffers b = plain;
+  bool any = false;
+  for (int i = 0; i < k.num_args; ++i) {
+    int64_t elements = k.packed_elements(i);
+    if (elements == 0) continue;
+    any = true;
+    b.data[i].assign(static_cast<size_t>(elements) * ansor_dtype_size(k.args[i].dtype), 0);
+    k.pack(i, plain.data[i].data(), b.data[i].data());
+  }
+  if (!any) return {};
+  for (int i = 0; i < k.num_args; ++i) {
+    if (k.args[i].is_output) poison(b.data[i], k.args[i].dtype);
+    b.args[i] = b.data[i].data();
+  }
+  return b;
+}
+
 // Median time of one call: a warm-up call, then calls until at least 0.2 s and 5 calls.
-double median_seconds(const ansor_kernel_info& k, Buffers& b) {
-  k.call(b.args.data());
+double median_seconds(int (*call)(void* const*), Buffers& b) {
+  call(b.args.data());
   std::vector<double> times;
   double total = 0;
   while (total < 0.2 || times.size() < 5) {
     auto start = std::chrono::steady_clock::now();
-    k.call(b.args.data());
+    call(b.args.data());
     double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     times.push_back(dt);
     total += dt;
@@ -129,7 +151,8 @@ int main() {
   const ansor_kernel_info* kernels = ansor_demo_kernels_kernels(&count);
   const ansor_kernel_info* reference = ansor_demo_reference_kernels(&ref_count);
   std::printf("ansor demo: %d kernels, %d threads\n\n", count, ansor_get_num_threads());
-  std::printf("%-20s %-52s %-9s %10s %9s  %s\n", "kernel", "shapes (inputs -> outputs)", "schedule", "time (ms)", "GFLOP/s", "check");
+  std::printf("%-20s %-52s %-9s %10s %9s %12s %9s  %s\n", "kernel", "shapes (inputs -> outputs)", "schedule", "time (ms)",
+              "GFLOP/s", "packed (ms)", "GFLOP/s", "check");
   int failures = 0;
   for (int i = 0; i < count; ++i) {
     const ansor_kernel_info& k = kernels[i];
@@ -143,10 +166,23 @@ int main() {
     Buffers want = make_buffers(k, 1234u + static_cast<unsigned>(i));
     bool ok = ref && k.call(got.args.data()) == 0 && ref->call(want.args.data()) == 0;
     double err = ok ? relative_error(k, got, want) : INFINITY;
+    Buffers packed = packed_buffers(k, got);
+    const bool has_packed = !packed.args.empty();
+    if (has_packed) {
+      ok = ok && k.call_packed(packed.args.data()) == 0;
+      err = ok ? std::max(err, relative_error(k, packed, want)) : INFINITY;
+    }
     ok = ok && err <= 1e-3;
-    double seconds = median_seconds(k, got);
-    std::printf("%-20s %-52s %-9s %10.3f %9.2f  %s (max rel. error %.1e)\n", k.name, shapes.c_str(), k.schedule, seconds * 1e3,
-                k.flops / seconds / 1e9, ok ? "ok" : "FAILED", err);
+    double seconds = median_seconds(k.call, got);
+    std::string packed_columns = "           -         -";
+    if (has_packed) {
+      double packed_seconds = median_seconds(k.call_packed, packed);
+      char text[64];
+      std::snprintf(text, sizeof text, "%12.3f %9.2f", packed_seconds * 1e3, k.flops / packed_seconds / 1e9);
+      packed_columns = text;
+    }
+    std::printf("%-20s %-52s %-9s %10.3f %9.2f %s  %s (max rel. error %.1e)\n", k.name, shapes.c_str(), k.schedule,
+                seconds * 1e3, k.flops / seconds / 1e9, packed_columns.c_str(), ok ? "ok" : "FAILED", err);
     failures += ok ? 0 : 1;
   }
   if (failures) std::printf("\n%d kernel(s) failed the check\n", failures);

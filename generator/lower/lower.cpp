@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -197,8 +198,6 @@ class Lowerer {
     }
   }
 
-  static std::vector<Expr> axis_exprs_of(const std::vector<Var>& vars) { return std::vector<Expr>(vars.begin(), vars.end()); }
-
   void compute_iterators(int s) {
     const Stage& st = state_.stage(s);
     StageInfo& in = info_[s];
@@ -273,6 +272,55 @@ class Lowerer {
     return strides;
   }
 
+  // A part (loop / divisor) % modulus of a loop (modulus 0: no modulo).
+  struct LoopPart {
+    int64_t divisor = 1;
+    int64_t modulus = 0;
+    bool operator==(const LoopPart& o) const { return divisor == o.divisor && modulus == o.modulus; }
+  };
+
+  // The parts of loop v that an index reads, outermost first, when it reads v only through
+  // parts that are digits of v in a mixed radix (a fused loop some of whose loops do not index
+  // the tensor); otherwise one part, the whole loop.
+  static std::vector<LoopPart> parts_read_by(const std::vector<Expr>& index, const VarNode* v) {
+    auto is_v = [v](const Expr& e) { return e->as<VarNode>() == v; };
+    auto divided_v = [&](const Expr& e) -> std::optional<int64_t> {
+      if (is_v(e)) return 1;
+      auto* b = e->as<BinaryNode>();
+      const int64_t* d = b && b->op == BinaryOp::Div && is_v(b->a) ? as_const_int(b->b) : nullptr;
+      if (d && *d > 0) return *d;
+      return std::nullopt;
+    };
+    std::vector<LoopPart> parts;
+    auto add = [&parts](LoopPart p) {
+      if (std::find(parts.begin(), parts.end(), p) == parts.end()) parts.push_back(p);
+    };
+    for (const Expr& e : index) {
+      visit_pre_order(e, [&](const Expr& n) {
+        auto* b = n->as<BinaryNode>();
+        if (b && b->op == BinaryOp::Mod) {
+          const int64_t* m = as_const_int(b->b);
+          std::optional<int64_t> d = divided_v(b->a);
+          if (m && *m > 0 && d) {
+            add({*d, *m});
+            return false;
+          }
+        }
+        if (std::optional<int64_t> d = divided_v(n)) {
+          add({*d, 0});
+          return false;
+        }
+        return true;
+      });
+    }
+    std::sort(parts.begin(), parts.end(), [](const LoopPart& x, const LoopPart& y) { return x.divisor > y.divisor; });
+    const std::vector<LoopPart> whole = {LoopPart{}};
+    if (parts.empty() || parts.back() == LoopPart{}) return whole;
+    for (size_t i = 1; i < parts.size(); ++i)
+      if (parts[i].modulus == 0 || parts[i].divisor * parts[i].modulus > parts[i - 1].divisor) return whole;
+    return parts;
+  }
+
   // A const input marked for layout rewrite is stored in the order of the loops of its one
   // consumer that index it: element (l1, l2, ...) of the packed tensor is what the consumer
   // reads at those loop values. Loads with different indices keep the plain layout.
@@ -299,17 +347,41 @@ class Lowerer {
       if (index.empty() || !consistent) continue;
       PackedLayout layout;
       layout.tensor = st.op->name;
-      layout.source_index = index;
       std::vector<const VarNode*> loops = info_[c].scope;
       for (int leaf : state_.stage(c).leaves) loops.push_back(info_[c].vars[leaf].get());
+      VarMap to_packer;
       for (const VarNode* v : loops) {
         bool used = false;
         for (auto& e : index) used = used || uses_var(e, v);
         if (!used) continue;
-        auto it = std::find_if(all_vars_.begin(), all_vars_.end(), [&](const Var& x) { return x.get() == v; });
-        layout.coords.push_back(*it);
-        layout.shape.push_back(loop_extent_.at(v));
+        const Var& loop = *std::find_if(all_vars_.begin(), all_vars_.end(), [&](const Var& x) { return x.get() == v; });
+        const std::vector<LoopPart> parts = parts_read_by(index, v);
+        if (parts.size() == 1 && parts[0] == LoopPart{}) {
+          layout.coords.push_back(loop);
+          layout.shape.push_back(loop_extent_.at(v));
+          layout.access.push_back(loop);
+          continue;
+        }
+        // Each part becomes a coordinate of its own; the packer rebuilds the loop's value from
+        // the parts' digits.
+        Expr value;
+        for (size_t i = 0; i < parts.size(); ++i) {
+          Var digit = parts.size() == 1 ? loop : make_var(unique_var_name(v->name + "_" + std::to_string(i)));
+          int64_t extent = (loop_extent_.at(v) + parts[i].divisor - 1) / parts[i].divisor;
+          Expr access = parts[i].divisor > 1 ? div(loop, int_imm(parts[i].divisor)) : Expr(loop);
+          if (parts[i].modulus > 0) {
+            access = mod(access, int_imm(parts[i].modulus));
+            extent = std::min(extent, parts[i].modulus);
+          }
+          layout.coords.push_back(digit);
+          layout.shape.push_back(extent);
+          layout.access.push_back(access);
+          Expr term = parts[i].divisor > 1 ? mul(digit, int_imm(parts[i].divisor)) : Expr(digit);
+          value = value ? add(value, term) : term;
+        }
+        if (!(parts.size() == 1 && parts[0].divisor == 1)) to_packer.emplace_back(v, value);
       }
+      for (const Expr& e : index) layout.source_index.push_back(to_packer.empty() ? e : simplify(substitute(e, to_packer)));
       if (layout.coords.empty()) continue;
       k.packed_inputs.push_back(std::move(layout));
     }
@@ -323,7 +395,7 @@ class Lowerer {
       auto* l = n->as<LoadNode>();
       if (!l) return nullptr;
       for (const PackedLayout* p : packed_)
-        if (p->tensor == l->tensor) return load(l->tensor, l->dtype, axis_exprs_of(p->coords));
+        if (p->tensor == l->tensor) return load(l->tensor, l->dtype, p->access);
       int p = state_.find_stage(l->tensor);
       if (p < 0 || !info_[p].local) return nullptr;
       std::vector<Expr> idx;

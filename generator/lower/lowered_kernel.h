@@ -27,14 +27,19 @@ struct Buffer {
   int64_t num_elements() const;  // including padding
 };
 
-// A const input stored in the loop order of its consumer: element `coords` (loop variables,
-// extents `shape`) of the packed tensor holds the plain tensor's element at `source_index`
-// (expressions of coords; out of bounds where a ragged loop overshoots, which packs as 0).
+// A const input stored in the loop order of its consumer: element `coords` (variables with
+// extents `shape`, iterated by the packing program) of the packed tensor holds the plain
+// tensor's element at `source_index` (expressions of coords; out of bounds where a ragged loop
+// overshoots, which packs as 0). The consumer reads element `access`, expressions of its loop
+// variables: a coordinate is a loop itself or, for a fused loop of which the tensor's index uses
+// only a part, that part ((loop / d) % m), so loops that do not index the tensor never
+// replicate it.
 struct PackedLayout {
   std::string tensor;
   std::vector<Var> coords;
   std::vector<int64_t> shape;
   std::vector<Expr> source_index;
+  std::vector<Expr> access;
 };
 
 struct LoweredKernel {

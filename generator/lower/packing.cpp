@@ -4,6 +4,12 @@
 #include "ir/arith.h"
 
 namespace ansor {
+namespace {
+
+// Below this many elements a parallel loop costs more than it saves.
+constexpr int64_t kParallelPackElements = int64_t{1} << 16;
+
+}  // namespace
 
 LoweredKernel lower_packing(const PackedLayout& layout, DType dtype, const std::vector<int64_t>& plain_shape, const std::string& name) {
   LoweredKernel k;
@@ -27,7 +33,11 @@ LoweredKernel lower_packing(const PackedLayout& layout, DType dtype, const std::
   Expr value = load(layout.tensor, dtype, source);
   if (inside) value = select(inside, value, make_const(dtype, 0));
   Stmt body = make_store(packed_name, std::vector<Expr>(layout.coords.begin(), layout.coords.end()), value);
-  for (size_t d = layout.coords.size(); d-- > 0;) body = make_for(layout.coords[d], layout.shape[d], ForKind::Serial, body);
+  // A large tensor is packed on every call of the plain entry point: its outermost loop runs on
+  // the runtime's threads.
+  const bool parallel = k.buffers[1].num_elements() >= kParallelPackElements && !layout.coords.empty() && layout.shape[0] > 1;
+  for (size_t d = layout.coords.size(); d-- > 0;)
+    body = make_for(layout.coords[d], layout.shape[d], d == 0 && parallel ? ForKind::Parallel : ForKind::Serial, body);
   k.body = body;
   return k;
 }

@@ -1,0 +1,102 @@
+// Layout rewrite of const inputs: the packed tensor is indexed by the consumer's loops that
+// read it, and a fused loop that also runs over loops which do not index the tensor contributes
+// only the parts that do, so the packed tensor never holds copies of the plain one.
+#include "lower/packing.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+#include "lower/interpreter.h"
+#include "lower/lower.h"
+#include "lower/stmt_printer.h"
+#include "schedule/steps.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+constexpr int kA = 0, kB = 1, kC = 2;  // stages of the matmul below
+
+std::shared_ptr<const ComputeDAG> matmul_dag() {
+  return test::dag_of(test::parse("kernel mm { A = input f32[12, 8]\n B = const f32[8, 20]\n"
+                                  "C[i:12, j:20] = sum(k:8, A[i, k] * B[k, j]) }"),
+                      "mm");
+}
+
+// C's loops after splitting i (12 = 3 x 4) and j (20 = 4 x 5): i0, i1, j0, j1, k.
+State split_matmul() {
+  State s(matmul_dag());
+  s.apply(std::make_shared<SplitStep>(kC, 0, std::vector<int64_t>{4}));
+  s.apply(std::make_shared<SplitStep>(kC, 2, std::vector<int64_t>{5}));
+  return s;
+}
+
+int64_t elements(const std::vector<int64_t>& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+// Runs the schedule on packed inputs and compares C with the untransformed program's.
+void expect_same_result(const State& state) {
+  LoweredKernel naive = lower_state(State(state.dag_ptr()), "naive");
+  LoweredKernel lowered = lower_state(state, "k");
+  std::vector<std::vector<double>> plain = test::random_args(naive, 11), expected = plain;
+  interpret(naive, expected);
+  std::vector<std::vector<double>> args = test::packed_args(lowered, naive, plain);
+  interpret(lowered, args);
+  for (size_t e = 0; e < expected[kC].size(); ++e)
+    ASSERT_NEAR(args[kC][e], expected[kC][e], 1e-9) << "element " << e << "\n" << to_string(lowered);
+}
+
+TEST(PackingTest, UnfusedLoopsIndexThePackedTensor) {
+  State s = split_matmul();
+  s.apply(std::make_shared<ReorderStep>(kC, std::vector<int>{0, 2, 4, 1, 3}));
+  s.apply(std::make_shared<LayoutRewriteStep>(kB));
+  LoweredKernel k = lower_state(s, "k");
+  ASSERT_EQ(k.packed_inputs.size(), 1u);
+  EXPECT_EQ(k.packed_inputs[0].shape, (std::vector<int64_t>{4, 8, 5}));
+  expect_same_result(s);
+}
+
+TEST(PackingTest, FusedLoopContributesOnlyThePartThatIndexesTheTensor) {
+  // i0 and j0 fused (12 iterations); B is read through j0 = fused % 4 alone.
+  State s = split_matmul();
+  s.apply(std::make_shared<ReorderStep>(kC, std::vector<int>{0, 2, 4, 1, 3}));
+  s.apply(std::make_shared<FuseStep>(kC, std::vector<int>{0, 1}));
+  s.apply(std::make_shared<LayoutRewriteStep>(kB));
+  LoweredKernel k = lower_state(s, "k");
+  ASSERT_EQ(k.packed_inputs.size(), 1u);
+  EXPECT_EQ(k.packed_inputs[0].shape, (std::vector<int64_t>{4, 8, 5}));
+  EXPECT_EQ(elements(k.packed_inputs[0].shape), 8 * 20);
+  expect_same_result(s);
+}
+
+TEST(PackingTest, FusedLoopWithTwoIndexingPartsGivesTwoCoordinates) {
+  // j0, i0 and j1 fused (60 iterations): B is read through j0 = fused / 15 and j1 = fused % 5,
+  // with i0 between them.
+  State s = split_matmul();
+  s.apply(std::make_shared<ReorderStep>(kC, std::vector<int>{2, 0, 3, 1, 4}));
+  s.apply(std::make_shared<FuseStep>(kC, std::vector<int>{0, 1, 2}));
+  s.apply(std::make_shared<LayoutRewriteStep>(kB));
+  LoweredKernel k = lower_state(s, "k");
+  ASSERT_EQ(k.packed_inputs.size(), 1u);
+  EXPECT_EQ(k.packed_inputs[0].shape, (std::vector<int64_t>{4, 5, 8}));
+  expect_same_result(s);
+}
+
+TEST(PackingTest, FusedLoopReadWholeKeepsItsExtent) {
+  // j0 and j1 fused back into one loop of 20: every value of it indexes B.
+  State s = split_matmul();
+  s.apply(std::make_shared<ReorderStep>(kC, std::vector<int>{0, 1, 2, 3, 4}));
+  s.apply(std::make_shared<FuseStep>(kC, std::vector<int>{2, 3}));
+  s.apply(std::make_shared<LayoutRewriteStep>(kB));
+  LoweredKernel k = lower_state(s, "k");
+  ASSERT_EQ(k.packed_inputs.size(), 1u);
+  EXPECT_EQ(elements(k.packed_inputs[0].shape), 8 * 20);
+  expect_same_result(s);
+}
+
+}  // namespace
+}  // namespace ansor
