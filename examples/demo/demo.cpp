@@ -109,16 +109,17 @@ double relative_error(const ansor_kernel_info& k, const Buffers& got, const Buff
 }
 
 // The arguments of `call_packed`: `plain` with every const input the schedule packs replaced by
-// its packed form. Empty when the schedule packs nothing.
-Buffers packed_buffers(const ansor_kernel_info& k, const Buffers& plain) {
+// its packed form. Empty when the schedule packs nothing; *pack_ok is false when a pack failed.
+Buffers packed_buffers(const ansor_kernel_info& k, const Buffers& plain, bool* pack_ok) {
   Buffers b = plain;
   bool any = false;
+  *pack_ok = true;
   for (int i = 0; i < k.num_args; ++i) {
     int64_t elements = k.packed_elements(i);
     if (elements == 0) continue;
     any = true;
     b.data[i].assign(static_cast<size_t>(elements) * ansor_dtype_size(k.args[i].dtype), 0);
-    k.pack(i, plain.data[i].data(), b.data[i].data());
+    *pack_ok = *pack_ok && k.pack(i, plain.data[i].data(), b.data[i].data()) == 0;
   }
   if (!any) return {};
   for (int i = 0; i < k.num_args; ++i) {
@@ -166,10 +167,11 @@ int main() {
     Buffers want = make_buffers(k, 1234u + static_cast<unsigned>(i));
     bool ok = ref && k.call(got.args.data()) == 0 && ref->call(want.args.data()) == 0;
     double err = ok ? relative_error(k, got, want) : INFINITY;
-    Buffers packed = packed_buffers(k, got);
+    bool pack_ok = true;
+    Buffers packed = packed_buffers(k, got, &pack_ok);
     const bool has_packed = !packed.args.empty();
     if (has_packed) {
-      ok = ok && k.call_packed(packed.args.data()) == 0;
+      ok = ok && pack_ok && k.call_packed(packed.args.data()) == 0;
       err = ok ? std::max(err, relative_error(k, packed, want)) : INFINITY;
     }
     ok = ok && err <= 1e-3;

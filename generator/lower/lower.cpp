@@ -313,9 +313,10 @@ class Lowerer {
         return true;
       });
     }
-    std::sort(parts.begin(), parts.end(), [](const LoopPart& x, const LoopPart& y) { return x.divisor > y.divisor; });
     const std::vector<LoopPart> whole = {LoopPart{}};
-    if (parts.empty() || parts.back() == LoopPart{}) return whole;
+    if (parts.empty() || std::find(parts.begin(), parts.end(), LoopPart{}) != parts.end()) return whole;
+    std::sort(parts.begin(), parts.end(), [](const LoopPart& x, const LoopPart& y) { return x.divisor > y.divisor; });
+    // Digits: each part's range lies below the next outer part's divisor.
     for (size_t i = 1; i < parts.size(); ++i)
       if (parts[i].modulus == 0 || parts[i].divisor * parts[i].modulus > parts[i - 1].divisor) return whole;
     return parts;
