@@ -18,7 +18,7 @@
 namespace ansor {
 namespace {
 
-constexpr int kA = 0, kB = 1, kC = 2;  // stages of the matmul below
+constexpr int kB = 1, kC = 2;  // stages of the matmul below (A is stage 0)
 
 std::shared_ptr<const ComputeDAG> matmul_dag() {
   return test::dag_of(test::parse("kernel mm { A = input f32[12, 8]\n B = const f32[8, 20]\n"
