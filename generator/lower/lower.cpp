@@ -356,15 +356,9 @@ class Lowerer {
         for (auto& e : index) used = used || uses_var(e, v);
         if (!used) continue;
         const Var& loop = *std::find_if(all_vars_.begin(), all_vars_.end(), [&](const Var& x) { return x.get() == v; });
+        // Each part is a coordinate of its own (the whole loop is the one part {1, 0}); the
+        // packer rebuilds the loop's value from the parts' digits.
         const std::vector<LoopPart> parts = parts_read_by(index, v);
-        if (parts.size() == 1 && parts[0] == LoopPart{}) {
-          layout.coords.push_back(loop);
-          layout.shape.push_back(loop_extent_.at(v));
-          layout.access.push_back(loop);
-          continue;
-        }
-        // Each part becomes a coordinate of its own; the packer rebuilds the loop's value from
-        // the parts' digits.
         Expr value;
         for (size_t i = 0; i < parts.size(); ++i) {
           Var digit = parts.size() == 1 ? loop : make_var(unique_var_name(v->name + "_" + std::to_string(i)));
@@ -380,7 +374,7 @@ class Lowerer {
           Expr term = parts[i].divisor > 1 ? mul(digit, int_imm(parts[i].divisor)) : Expr(digit);
           value = value ? add(value, term) : term;
         }
-        if (!(parts.size() == 1 && parts[0].divisor == 1)) to_packer.emplace_back(v, value);
+        if (value.get() != v) to_packer.emplace_back(v, value);
       }
       for (const Expr& e : index) layout.source_index.push_back(to_packer.empty() ? e : simplify(substitute(e, to_packer)));
       if (layout.coords.empty()) continue;
