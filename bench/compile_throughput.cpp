@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
       options.per_unit = per_unit;
       options.runtime_include = default_runtime_include();
       options.work_dir = (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-compile-{}", ::getpid())).string();
-      Builder builder(compiler, options);
+      Builder builder(compiler, code_generator_for(Target::Kind::Cpu), options);
       auto start = std::chrono::steady_clock::now();
       std::vector<BuildResult> built = builder.build(candidates);
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -157,7 +157,6 @@ function(ansor_add_kernels lib)
   # part of every record's key.
   list(JOIN flags " " flags_text)
   set(tuning_args --trials "${ARG_TRIALS}" --compiler "${cxx}" --flags "${flags_text}")
-  list(APPEND flags ${ANSOR_KERNEL_EXTRA_FLAGS} -std=c++17 -fPIC)
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}")
   execute_process(
@@ -171,7 +170,9 @@ function(ansor_add_kernels lib)
     message(FATAL_ERROR "ansor_add_kernels(${lib}): the generator rejects ${def} or TARGET ${ARG_TARGET} (errors above)")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${def}")
+  # The kernel names, and what the target's code generator says its sources are and need.
   include("${out_dir}/${lib}_kernels.cmake")
+  list(APPEND flags ${ANSOR_KERNEL_EXTRA_FLAGS} ${ANSOR_KERNEL_LANGUAGE_FLAGS})
 
   set(gen_deps "${gen}")
   if(TARGET ansor_generator_bootstrap)
@@ -183,7 +184,7 @@ function(ansor_add_kernels lib)
 
   set(objects)
   foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
-    set(src "${out_dir}/${lib}_${kernel}.cpp")
+    set(src "${out_dir}/${lib}_${kernel}${ANSOR_KERNEL_SOURCE_EXTENSION}")
     set(obj "${out_dir}/${lib}_${kernel}.o")
     add_custom_command(
       OUTPUT "${src}"

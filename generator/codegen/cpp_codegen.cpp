@@ -11,17 +11,10 @@
 
 #include "codegen/c_names.h"
 #include "ir/arith.h"
-#include "lower/packing.h"
 
 namespace ansor {
 
 namespace {
-
-// Local buffers up to this size live on the stack; larger ones come from the workspace.
-constexpr int64_t kStackBufferBytes = 128 * 1024;
-// Unrolled loops are written out statement by statement while that emits at most this many
-// statements; longer ones are left to the compiler's unroller.
-constexpr int64_t kExplicitUnrollLimit = 1024;
 
 std::string compute_type(DType t) { return std::string(dtype_compute_type(t)); }
 
@@ -120,33 +113,29 @@ class CppEmitter {
 
   void emit_for(const ForNode& f) {
     ranges_[f.var.get()] = Interval::range(f.extent);
-    if (f.extent == 1) {
-      // A loop of one iteration is its body with the variable fixed at 0.
-      stmt(substitute(f.body, {{f.var.get(), int_imm(0)}}));
-      return;
-    }
-    if (f.for_kind == ForKind::Unrolled && f.extent * emitted_statements(f.body) <= kExplicitUnrollLimit) {
-      for (int64_t i = 0; i < f.extent; ++i) stmt(substitute(f.body, {{f.var.get(), int_imm(i)}}));
-      return;
-    }
     std::string v = var_name(f.var.get());
-    if (f.for_kind == ForKind::Parallel) {
-      line(fmt::format("ansor_rt::parallel_for({}, [&](int64_t ansor_begin, int64_t ansor_end) {{", f.extent));
-      ++indent_;
-      ++parallel_depth_;
-      line(fmt::format("for (int64_t {} = ansor_begin; {} < ansor_end; ++{}) {{", v, v, v));
-      ++indent_;
-      stmt(f.body);
-      --indent_;
-      line("}");
-      --parallel_depth_;
-      --indent_;
-      line("});");
-      return;
+    switch (f.for_kind) {
+      case ForKind::Parallel:
+        line(fmt::format("ansor_rt::parallel_for({}, [&](int64_t ansor_begin, int64_t ansor_end) {{", f.extent));
+        ++indent_;
+        ++parallel_depth_;
+        line(fmt::format("for (int64_t {} = ansor_begin; {} < ansor_end; ++{}) {{", v, v, v));
+        ++indent_;
+        stmt(f.body);
+        --indent_;
+        line("}");
+        --parallel_depth_;
+        --indent_;
+        line("});");
+        return;
+      case ForKind::Vectorized: emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent)); return;
+      case ForKind::VectorizeHint: line("ANSOR_VECTORIZE_LOOP"); break;
+      case ForKind::Unrolled: line("ANSOR_UNROLL_LOOP"); break;
+      case ForKind::ThreadBinding:
+        throw std::invalid_argument(fmt::format("the C++ code generator cannot run loop '{}' bound to {}: GPU programs need a GPU code generator",
+                                                f.var->name, annotation_name(f.binding)));
+      case ForKind::Serial: break;
     }
-    if (f.for_kind == ForKind::Vectorized && emit_vector_loop(f)) return;
-    if (f.for_kind == ForKind::Vectorized) line("ANSOR_VECTORIZE_LOOP");
-    if (f.for_kind == ForKind::Unrolled) line("ANSOR_UNROLL_LOOP");
     line(fmt::format("for (int64_t {} = 0; {} < {}; ++{}) {{", v, v, f.extent, v));
     ++indent_;
     stmt(f.body);
@@ -155,61 +144,14 @@ class CppEmitter {
   }
 
   // ---- Vectorised loops ----
-  // A vectorised loop whose body is stores (possibly under conditions that do not depend on the
-  // loop) becomes one statement per store on vector values: contiguous accesses are vector
-  // loads and stores, values that do not depend on the loop are broadcast, and what has no
-  // vector form is assembled lane by lane. Other bodies keep the loop with a hint.
+  // A vectorized loop (lowering checked that its body is stores, under conditions that do not
+  // depend on the loop, each lane storing its own element) becomes one statement per store on
+  // vector values: contiguous accesses are vector loads and stores, values that do not depend
+  // on the loop are broadcast, and what has no vector form is assembled lane by lane.
 
   static bool is_native_vector_type(DType t) { return t == DType::F32 || t == DType::F64; }
 
-  // The coefficient of v in a flattened index when the index is linear in v, else nullopt.
-  std::optional<int64_t> linear_coef(const Expr& flat, const VarNode* v) const {
-    LinearForm f = linearize(flat);
-    int64_t coef = 0;
-    for (auto& t : f.terms) {
-      if (t.atom.get() == v) {
-        coef = t.coef;
-      } else if (uses_var(t.atom, v)) {
-        return std::nullopt;
-      }
-    }
-    return coef;
-  }
-
-  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const {
-    Expr flat = int_imm(0);
-    for (size_t d = 0; d < idx.size(); ++d) flat = add(flat, mul(idx[d], int_imm(b.strides[d])));
-    return simplify(flat, ranges_);
-  }
-
-  bool vectorizable(const Stmt& s, const VarNode* v) const {
-    switch (s->kind) {
-      case StmtKind::Store: {
-        auto* st = s->as<StoreNode>();
-        const Buffer& b = buffer(st->buffer);
-        if (b.dtype == DType::Bool) return false;
-        // Each lane must store its own element, or updates of one element would be lost.
-        std::optional<int64_t> coef = linear_coef(flat_expr(b, st->indices), v);
-        return coef && *coef != 0;
-      }
-      case StmtKind::Seq:
-        for (auto& x : s->as<SeqNode>()->stmts)
-          if (!vectorizable(x, v)) return false;
-        return true;
-      case StmtKind::IfThenElse: {
-        auto* i = s->as<IfThenElseNode>();
-        return !uses_var(i->cond, v) && vectorizable(i->then_case, v) && (!i->else_case || vectorizable(i->else_case, v));
-      }
-      default: return false;
-    }
-  }
-
-  bool emit_vector_loop(const ForNode& f) {
-    int64_t lanes = f.extent;
-    if (lanes < 2 || lanes > 64 || (lanes & (lanes - 1)) != 0 || !vectorizable(f.body, f.var.get())) return false;
-    emit_vector_stmt(f.body, f.var.get(), static_cast<int>(lanes));
-    return true;
-  }
+  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const { return simplify(flat_index(b, idx), ranges_); }
 
   void emit_vector_stmt(const Stmt& s, const VarNode* v, int lanes) {
     switch (s->kind) {
@@ -239,7 +181,7 @@ class CppEmitter {
     std::string value = vector_value(st->value, v, lanes, true).code;
     Expr flat = flat_expr(b, st->indices);
     const std::string& name = buffer_names_[b.name];
-    if (is_native_vector_type(b.dtype) && linear_coef(flat, v) == 1) {
+    if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1) {
       line(fmt::format("ansor_rt::vstore<{}, {}>(&{}[{}], {});", type, lanes, name, lane_index(flat, v, 0), value));
       return;
     }
@@ -282,7 +224,7 @@ class CppEmitter {
           auto* l = e->as<LoadNode>();
           const Buffer& b = buffer(l->tensor);
           Expr flat = flat_expr(b, l->indices);
-          if (is_native_vector_type(b.dtype) && linear_coef(flat, v) == 1)
+          if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1)
             return {fmt::format("ansor_rt::vload<{}, {}>(&{}[{}])", type, lanes, buffer_names_[b.name], lane_index(flat, v, 0)), true};
           break;
         }
@@ -335,39 +277,13 @@ class CppEmitter {
     return {fmt::format("ansor_rt::vec<{}, {}>{{{}}}", type, lanes, fmt::join(parts, ", ")), true};
   }
 
-  // Statements the emitter writes for s, explicit unrolling included.
-  static int64_t emitted_statements(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::Store:
-      case StmtKind::Barrier: return 1;
-      case StmtKind::Allocate: return emitted_statements(s->as<AllocateNode>()->body);
-      case StmtKind::IfThenElse: {
-        auto* i = s->as<IfThenElseNode>();
-        return 1 + emitted_statements(i->then_case) + (i->else_case ? emitted_statements(i->else_case) : 0);
-      }
-      case StmtKind::Seq: {
-        int64_t n = 0;
-        for (auto& x : s->as<SeqNode>()->stmts) n = std::min(kExplicitUnrollLimit + 1, n + emitted_statements(x));
-        return n;
-      }
-      case StmtKind::For: {
-        auto* f = s->as<ForNode>();
-        int64_t body = emitted_statements(f->body);
-        bool expanded = f->extent == 1 || (f->for_kind == ForKind::Unrolled && f->extent * body <= kExplicitUnrollLimit);
-        return expanded ? f->extent * body : 1 + body;
-      }
-    }
-    return 1;
-  }
-
   void emit_allocate(const AllocateNode& a) {
     const Buffer& b = buffer(a.buffer);
     const std::string& name = buffer_names_[b.name];
     std::string type(dtype_c_type(b.dtype));
-    int64_t bytes = b.num_elements() * dtype_bytes(b.dtype);
     line("{");
     ++indent_;
-    if (bytes <= kStackBufferBytes) {
+    if (b.scope == BufferScope::Local) {
       line(fmt::format("alignas(64) {} {}[{}];", type, name, b.num_elements()));
       stmt(a.body);
     } else {
@@ -387,18 +303,14 @@ class CppEmitter {
     line("}");
   }
 
-  std::string flat_index(const Buffer& b, const std::vector<Expr>& idx) {
-    Expr flat = int_imm(0);
-    for (size_t d = 0; d < idx.size(); ++d) flat = add(flat, mul(idx[d], int_imm(b.strides[d])));
-    return index_expr(simplify(flat, ranges_));
-  }
+  std::string flat_index_text(const Buffer& b, const std::vector<Expr>& idx) { return index_expr(flat_expr(b, idx)); }
 
   void emit_store(const StoreNode& s) {
     const Buffer& b = buffer(s.buffer);
     std::string value = expr(s.value);
     if (b.dtype == DType::F16) value = fmt::format("ansor_rt::f32_to_f16({})", value);
     if (b.dtype == DType::BF16) value = fmt::format("ansor_rt::f32_to_bf16({})", value);
-    line(fmt::format("{}[{}] = {};", buffer_names_[b.name], flat_index(b, s.indices), value));
+    line(fmt::format("{}[{}] = {};", buffer_names_[b.name], flat_index_text(b, s.indices), value));
   }
 
   // ---- Expressions ----
@@ -508,7 +420,7 @@ class CppEmitter {
       case ExprKind::Load: {
         auto* l = e->as<LoadNode>();
         const Buffer& b = buffer(l->tensor);
-        std::string access = fmt::format("{}[{}]", buffer_names_[b.name], flat_index(b, l->indices));
+        std::string access = fmt::format("{}[{}]", buffer_names_[b.name], flat_index_text(b, l->indices));
         if (b.dtype == DType::F16) return fmt::format("ansor_rt::f16_to_f32({})", access);
         if (b.dtype == DType::BF16) return fmt::format("ansor_rt::bf16_to_f32({})", access);
         return access;
@@ -560,15 +472,15 @@ std::string emit_cpp_kernel(const LoweredKernel& kernel, const std::vector<Param
     std::string type(dtype_c_type(p.dtype));
     std::string pack_symbol = fmt::format("{}_pack_{}", symbol, p.tensor);
     const PackedLayout* layout = kernel.find_packed(p.tensor);
+    const LoweredKernel* packer = kernel.find_packer(p.tensor);
     int64_t elements = 1;
     for (int64_t e : layout ? layout->shape : p.shape) elements *= e;
     std::vector<ParamDecl> pack_params = {p, p};
     pack_params[1].name = p.name + "_packed";
     pack_params[1].is_output = true;
     out += "\n";
-    if (layout) {
-      LoweredKernel packing = lower_packing(*layout, p.dtype, p.shape, pack_symbol);
-      out += CppEmitter(packing).run(pack_params, "extern \"C\"", pack_symbol);
+    if (packer) {
+      out += CppEmitter(*packer).run(pack_params, "extern \"C\"", pack_symbol);
       packed_setup.push_back(fmt::format("  {0}* {1}_packed = ansor_workspace_owner.alloc<{0}>({2});\n  if (!{1}_packed) return 1;\n"
                                          "  {3}({1}, {1}_packed);\n",
                                          type, p.name, elements, pack_symbol));

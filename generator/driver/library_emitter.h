@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/code_generator.h"
 #include "driver/tuning_session.h"
 #include "lang/program.h"
 
@@ -35,9 +36,10 @@ struct EmitReport {
   std::vector<std::string> notes;      // per kernel: where its schedule came from
 };
 
-// Throws std::invalid_argument for a target that kernels cannot be emitted for: a malformed
-// string, or a GPU (C++ for CPUs is the only code generator so far).
-void check_emit_target(const std::string& target);
+// The code generator for a target named as the CLI and CMake name it ("host", "cuda" or a target
+// string). Throws std::invalid_argument for a malformed string or a target without a code
+// generator (C++ for CPUs is the only one so far).
+const CodeGenerator& emit_generator(const std::string& target);
 
 // Throws CompileError for unknown kernels and check_emit_target's error; writes nothing unless
 // every kernel emits. Tuning progress (with `trials`) goes to `progress`.
@@ -50,11 +52,12 @@ std::string library_registry(const Program& program, const std::string& lib_name
 
 // Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
-// Checks `target` as emit_library would, so that a build fails at configure time.
+// Checks `target` as emit_library would, so that a build fails at configure time, and records
+// what the build needs of its code generator (source extension, language flags).
 EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir,
                              const std::string& target = "host");
 
-// `LIB_K.cpp`, the source of one kernel.
-std::string kernel_source_name(const std::string& lib_name, const std::string& kernel);
+// `LIB_K.cpp` (the generator's extension), the source of one kernel.
+std::string kernel_source_name(const std::string& lib_name, const std::string& kernel, const CodeGenerator& generator);
 
 }  // namespace ansor

@@ -168,6 +168,18 @@ LinearForm linearize(const Expr& e) {
   return f;
 }
 
+std::optional<int64_t> linear_coefficient(const Expr& e, const VarNode* var) {
+  int64_t coef = 0;
+  for (const LinearForm::Term& t : linearize(e).terms) {
+    if (t.atom.get() == var) {
+      coef = t.coef;
+    } else if (uses_var(t.atom, var)) {
+      return std::nullopt;
+    }
+  }
+  return coef;
+}
+
 Expr from_linear(const LinearForm& f, DType t) {
   Expr sum;
   // Positive terms first so that the result reads a*x + b*y - c*z rather than -c*z + ...

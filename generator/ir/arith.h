@@ -49,6 +49,9 @@ struct LinearForm {
 };
 
 LinearForm linearize(const Expr& e);
+// The coefficient of var in e when e is linear in var (var occurs in no other atom; 0 when it
+// does not occur), else nullopt.
+std::optional<int64_t> linear_coefficient(const Expr& e, const VarNode* var);
 Expr from_linear(const LinearForm& f, DType t = kIndexType);
 
 // Rewrites integer sub-expressions into a canonical, simpler form: linear combinations are

@@ -10,7 +10,6 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "lower/packing.h"
 
 namespace ansor {
 
@@ -241,11 +240,9 @@ class Interpreter {
 
 void interpret(const LoweredKernel& kernel, std::vector<std::vector<double>>& args) { Interpreter(kernel, args).run(); }
 
-std::vector<double> pack_input(const PackedLayout& layout, DType dtype, const std::vector<int64_t>& plain_shape,
-                               const std::vector<double>& plain) {
-  LoweredKernel packing = lower_packing(layout, dtype, plain_shape, "pack");
-  std::vector<std::vector<double>> args = {plain, std::vector<double>(packing.buffers[1].num_elements())};
-  interpret(packing, args);
+std::vector<double> pack_input(const LoweredKernel& packer, const std::vector<double>& plain) {
+  std::vector<std::vector<double>> args = {plain, std::vector<double>(packer.buffers[packer.params[1]].num_elements())};
+  interpret(packer, args);
   return args[1];
 }
 

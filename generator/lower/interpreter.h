@@ -17,8 +17,7 @@ namespace ansor {
 // access outside a buffer, which a correct lowering never makes.
 void interpret(const LoweredKernel& kernel, std::vector<std::vector<double>>& args);
 
-// The packed form of a plain input, for kernels whose inputs have packed layouts.
-std::vector<double> pack_input(const PackedLayout& layout, DType dtype, const std::vector<int64_t>& plain_shape,
-                               const std::vector<double>& plain);
+// The packed form of a plain input: runs one of a kernel's packers.
+std::vector<double> pack_input(const LoweredKernel& packer, const std::vector<double>& plain);
 
 }  // namespace ansor

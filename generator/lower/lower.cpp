@@ -1,36 +1,19 @@
-// State to loop program: inlining, bound inference, loop nests, guards and reductions.
+// State to loop program: loop nests over the bounds the schedule layer infers, guards,
+// reductions, packed layouts, then the passes that decide the rest.
 #include "lower/lower.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
-#include <set>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "ir/arith.h"
-#include "lower/sym_interval.h"
-#include "schedule/iter_graph.h"
+#include "lower/loop_passes.h"
+#include "lower/packing.h"
 
 namespace ansor {
 
 namespace {
-
-struct StageInfo {
-  bool lowered = false;          // a compute stage that gets its own loops
-  Expr body;                     // the op's body with inlined producers substituted
-  std::vector<Var> vars;         // per iterator: its loop variable
-  std::vector<int64_t> extents;  // per iterator, where the stage is computed
-  std::vector<Expr> values;      // per iterator: its value, from the loops
-  std::vector<Expr> offsets;     // per root: the value within the region, from the loops
-  std::vector<Expr> region_min;  // per spatial root
-  std::vector<int64_t> region_extent;
-  std::vector<bool> reduce_node;  // per iterator: depends on a reduction axis
-  bool local = false;             // stored in a buffer of the region's shape
-  std::vector<const VarNode*> scope;  // loops enclosing the stage, outermost first
-  std::vector<std::vector<int>> attached;  // per iterator: stages computed inside that loop
-};
 
 ForKind for_kind_of(IterAnnotation a) {
   switch (a) {
@@ -44,193 +27,22 @@ ForKind for_kind_of(IterAnnotation a) {
 
 class Lowerer {
  public:
-  explicit Lowerer(const State& state) : state_(state), info_(state.num_stages()) {}
+  explicit Lowerer(const State& state) : state_(state), nest_(state) {}
 
-  // Inlining, loop variables and bound inference: everything but the statements.
-  void analyze() {
-    validate();
-    substitute_inlined();
-    // Loop variables are named in program order, so the first loop named i is plain `i`.
-    for (int s = 0; s < state_.num_stages(); ++s)
-      if (info_[s].lowered) create_loop_vars(s);
-    for (int s = state_.num_stages() - 1; s >= 0; --s) {
-      if (!info_[s].lowered) continue;
-      compute_region(s);
-      compute_iterators(s);
-    }
-  }
-
-  // The extent of every iterator of every computed stage (empty for the others).
-  std::vector<std::vector<int64_t>> iterator_extents() const {
-    std::vector<std::vector<int64_t>> out;
-    for (const StageInfo& in : info_) out.push_back(in.extents);
-    return out;
-  }
-
-  LoweredKernel build_kernel(const std::string& name) {
+  LoweredKernel build_kernel() {
     LoweredKernel k;
-    k.name = name;
     plan_packed_layouts(k);
     make_buffers(k);
     std::vector<Stmt> body;
     for (int s = 0; s < state_.num_stages(); ++s)
-      if (info_[s].lowered && state_.stage(s).location == ComputeLocation::Root) body.push_back(build(s));
+      if (info(s).computed && state_.stage(s).location == ComputeLocation::Root) body.push_back(build(s));
     k.body = make_seq(std::move(body));
     return k;
   }
 
  private:
-  [[noreturn]] void invalid(const std::string& msg) const { throw InvalidState("cannot lower the schedule: " + msg); }
-
+  const StageBounds& info(int s) const { return nest_.stage(s); }
   const std::string& name_of(int s) const { return state_.stage(s).op->name; }
-
-  void validate() {
-    for (int s = 0; s < state_.num_stages(); ++s) {
-      const Stage& st = state_.stage(s);
-      info_[s].lowered = !st.is_placeholder() && st.location != ComputeLocation::Inlined;
-      info_[s].attached.assign(st.iters.size(), {});
-      if (st.location == ComputeLocation::Inlined) {
-        if (st.is_placeholder() || st.op->reduction() || state_.is_kernel_output(s))
-          invalid(fmt::format("stage '{}' cannot be inlined", name_of(s)));
-      }
-    }
-    for (int s = 0; s < state_.num_stages(); ++s) {
-      const Stage& st = state_.stage(s);
-      if (st.location != ComputeLocation::At) continue;
-      int t = st.attach_stage;
-      if (st.is_placeholder() || t <= s || t >= state_.num_stages() || !info_[t].lowered)
-        invalid(fmt::format("stage '{}' is attached to an invalid stage", name_of(s)));
-      if (st.attach_iter < 0 || st.attach_iter >= static_cast<int>(state_.stage(t).iters.size()) ||
-          state_.stage(t).leaf_position(st.attach_iter) < 0)
-        invalid(fmt::format("stage '{}' is attached to a loop '{}' does not have", name_of(s), name_of(t)));
-      info_[t].attached[st.attach_iter].push_back(s);
-    }
-  }
-
-  void substitute_inlined() {
-    for (int s = 0; s < state_.num_stages(); ++s) {
-      const Stage& st = state_.stage(s);
-      if (st.is_placeholder()) continue;
-      info_[s].body = rewrite_post_order(st.op->body, [&](const Expr& e) -> Expr {
-        auto* l = e->as<LoadNode>();
-        if (!l) return nullptr;
-        int p = state_.find_stage(l->tensor);
-        if (p < 0 || state_.stage(p).location != ComputeLocation::Inlined) return nullptr;
-        VarMap map;
-        const Operation& op = *state_.stage(p).op;
-        for (size_t d = 0; d < op.axes.size(); ++d) map.push_back({op.axes[d].var.get(), l->indices[d]});
-        return substitute(info_[p].body, map);
-      });
-    }
-  }
-
-  // The values of a lowered stage's op axes and reduction axes in terms of its loops.
-  VarMap root_values(int s) const {
-    const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
-    VarMap map;
-    int n = st.num_spatial_roots();
-    for (int d = 0; d < n; ++d) map.push_back({st.op->axes[d].var.get(), add(in.region_min[d], in.offsets[d])});
-    if (const ReduceNode* r = st.op->reduction())
-      for (size_t i = 0; i < r->axes.size(); ++i) map.push_back({r->axes[i].var.get(), in.offsets[n + i]});
-    return map;
-  }
-
-  void compute_region(int s) {
-    const Stage& st = state_.stage(s);
-    StageInfo& in = info_[s];
-    int n = st.num_spatial_roots();
-    in.region_min.assign(n, int_imm(0));
-    in.region_extent = st.op->shape;
-    if (st.location != ComputeLocation::At) return;
-
-    int t = st.attach_stage;
-    const Stage& target = state_.stage(t);
-    in.scope = info_[t].scope;
-    int pos = target.leaf_position(st.attach_iter);
-    for (int p = 0; p <= pos; ++p) in.scope.push_back(info_[t].vars[target.leaves[p]].get());
-    in.local = true;
-
-    std::unordered_set<const VarNode*> fixed(in.scope.begin(), in.scope.end());
-    std::unordered_map<const VarNode*, int64_t> relaxed;
-    for (auto& [var, extent] : loop_extent_)
-      if (!fixed.count(var)) relaxed[var] = extent;
-
-    std::vector<SymInterval> region(n);
-    bool found = false;
-    for (int c = s + 1; c < state_.num_stages(); ++c) {
-      if (!info_[c].lowered) continue;
-      VarMap values = root_values(c);
-      for (const LoadNode* l : collect_loads(info_[c].body)) {
-        if (l->tensor != st.op->name) continue;
-        for (int d = 0; d < n; ++d) {
-          SymInterval iv = relax(simplify(substitute(l->indices[d], values)), relaxed);
-          region[d] = found ? union_of(region[d], iv) : iv;
-        }
-        found = true;
-      }
-    }
-    if (!found) invalid(fmt::format("stage '{}' is attached but nothing reads it", name_of(s)));
-    for (int d = 0; d < n; ++d) {
-      if (region[d].unknown || region[d].span + 1 >= st.op->shape[d]) continue;
-      in.region_min[d] = simplify(region[d].lo, ranges_);
-      in.region_extent[d] = region[d].span + 1;
-      visit_pre_order(in.region_min[d], [&](const Expr& e) {
-        if (e->kind == ExprKind::Var && !fixed.count(e->as<VarNode>()))
-          invalid(fmt::format("stage '{}' is attached inside '{}' but is read outside that loop", name_of(s), name_of(t)));
-        return true;
-      });
-    }
-  }
-
-  std::string unique_var_name(const std::string& base) {
-    std::string name = base;
-    for (int i = 1; !used_names_.insert(name).second; ++i) name = fmt::format("{}_{}", base, i);
-    return name;
-  }
-
-  void create_loop_vars(int s) {
-    const Stage& st = state_.stage(s);
-    info_[s].vars.assign(st.iters.size(), nullptr);
-    for (int leaf : st.leaves) {
-      info_[s].vars[leaf] = make_var(unique_var_name(st.iters[leaf].name));
-      all_vars_.push_back(info_[s].vars[leaf]);
-    }
-  }
-
-  void compute_iterators(int s) {
-    const Stage& st = state_.stage(s);
-    StageInfo& in = info_[s];
-    for (const IterRelation& rel : st.relations)
-      for (int64_t f : rel.factors)
-        if (f < 1) invalid(fmt::format("a split of '{}' has an undecided length", name_of(s)));
-    std::vector<int64_t> root_extents(st.num_roots);
-    for (int r = 0; r < st.num_roots; ++r) root_extents[r] = r < st.num_spatial_roots() ? in.region_extent[r] : reduce_extent(st, r);
-    in.extents = propagate_extents(st, root_extents);
-    in.reduce_node = reduction_iterators(st);
-    std::vector<Expr> value(st.iters.size());
-    for (int leaf : st.leaves) {
-      if (in.extents[leaf] < 1) invalid(fmt::format("loop '{}' of '{}' has no extent", st.iters[leaf].name, name_of(s)));
-      value[leaf] = in.vars[leaf];
-      loop_extent_[in.vars[leaf].get()] = in.extents[leaf];
-      ranges_[in.vars[leaf].get()] = Interval::range(in.extents[leaf]);
-    }
-    try {
-      propagate_values(st, in.extents, value);
-    } catch (const std::logic_error& e) {
-      invalid(e.what());
-    }
-    in.offsets.clear();
-    for (int r = 0; r < st.num_roots; ++r) {
-      if (!value[r]) invalid(fmt::format("axis '{}' of '{}' has no loop", st.iters[r].name, name_of(s)));
-      in.offsets.push_back(simplify(value[r], ranges_));
-    }
-    in.values = std::move(value);
-  }
-
-  static int64_t reduce_extent(const Stage& st, int root) {
-    return st.op->reduction()->axes[root - st.num_spatial_roots()].extent;
-  }
 
   void make_buffers(LoweredKernel& k) {
     const ComputeDAG& dag = state_.dag();
@@ -248,12 +60,12 @@ class Lowerer {
     for (int o : dag.outputs()) param(o, true);
     for (int s = 0; s < state_.num_stages(); ++s) {
       const Stage& st = state_.stage(s);
-      if (!info_[s].lowered || state_.is_kernel_output(s)) continue;
+      if (!info(s).computed || state_.is_kernel_output(s)) continue;
       Buffer b;
       b.name = st.op->name;
       b.dtype = st.op->dtype;
-      b.shape = info_[s].region_extent;
-      b.scope = !info_[s].local ? BufferScope::Workspace : st.scope == MemoryScope::Shared ? BufferScope::Shared : BufferScope::Local;
+      b.shape = info(s).region_extent;
+      b.scope = !info(s).local ? BufferScope::Workspace : st.scope == MemoryScope::Shared ? BufferScope::Shared : BufferScope::Local;
       b.strides = aligned_strides(st, b.shape);
       k.buffers.push_back(std::move(b));
     }
@@ -330,15 +142,15 @@ class Lowerer {
       const Stage& st = state_.stage(s);
       if (!st.is_placeholder() || !st.layout_rewrite) continue;
       std::vector<int> consumers = state_.consumers(s);
-      if (consumers.size() != 1 || !info_[consumers[0]].lowered) continue;
+      if (consumers.size() != 1 || !info(consumers[0]).computed) continue;
       int c = consumers[0];
-      VarMap values = root_values(c);
+      VarMap values = nest_.root_values(c);
       std::vector<Expr> index;
       bool consistent = true;
-      for (const LoadNode* l : collect_loads(info_[c].body)) {
+      for (const LoadNode* l : collect_loads(info(c).body)) {
         if (l->tensor != st.op->name) continue;
         std::vector<Expr> idx;
-        for (auto& e : l->indices) idx.push_back(simplify(substitute(e, values), ranges_));
+        for (auto& e : l->indices) idx.push_back(simplify(substitute(e, values), nest_.ranges()));
         if (index.empty()) {
           index = idx;
         } else {
@@ -348,21 +160,21 @@ class Lowerer {
       if (index.empty() || !consistent) continue;
       PackedLayout layout;
       layout.tensor = st.op->name;
-      std::vector<const VarNode*> loops = info_[c].scope;
-      for (int leaf : state_.stage(c).leaves) loops.push_back(info_[c].vars[leaf].get());
+      std::vector<const VarNode*> loops = info(c).scope;
+      for (int leaf : state_.stage(c).leaves) loops.push_back(info(c).vars[leaf].get());
       VarMap to_packer;
       for (const VarNode* v : loops) {
         bool used = false;
         for (auto& e : index) used = used || uses_var(e, v);
         if (!used) continue;
-        const Var& loop = *std::find_if(all_vars_.begin(), all_vars_.end(), [&](const Var& x) { return x.get() == v; });
+        const Var& loop = nest_.loop_var(v);
         // Each part is a coordinate of its own (the whole loop is the one part {1, 0}); the
         // packer rebuilds the loop's value from the parts' digits.
         const std::vector<LoopPart> parts = parts_read_by(index, v);
         Expr value;
         for (size_t i = 0; i < parts.size(); ++i) {
-          Var digit = parts.size() == 1 ? loop : make_var(unique_var_name(v->name + "_" + std::to_string(i)));
-          int64_t extent = (loop_extent_.at(v) + parts[i].divisor - 1) / parts[i].divisor;
+          Var digit = parts.size() == 1 ? loop : make_var(nest_.unique_var_name(v->name + "_" + std::to_string(i)));
+          int64_t extent = (nest_.loop_extent(v) + parts[i].divisor - 1) / parts[i].divisor;
           Expr access = parts[i].divisor > 1 ? div(loop, int_imm(parts[i].divisor)) : Expr(loop);
           if (parts[i].modulus > 0) {
             access = mod(access, int_imm(parts[i].modulus));
@@ -392,9 +204,9 @@ class Lowerer {
       for (const PackedLayout* p : packed_)
         if (p->tensor == l->tensor) return load(l->tensor, l->dtype, p->access);
       int p = state_.find_stage(l->tensor);
-      if (p < 0 || !info_[p].local) return nullptr;
+      if (p < 0 || !info(p).local) return nullptr;
       std::vector<Expr> idx;
-      for (size_t d = 0; d < l->indices.size(); ++d) idx.push_back(sub(l->indices[d], info_[p].region_min[d]));
+      for (size_t d = 0; d < l->indices.size(); ++d) idx.push_back(sub(l->indices[d], info(p).region_min[d]));
       return load(l->tensor, l->dtype, std::move(idx));
     });
   }
@@ -404,7 +216,7 @@ class Lowerer {
     int level;  // the innermost own loop it depends on, -1 for none
   };
 
-  int guard_level(const Stage& st, const StageInfo& in, const Expr& cond) const {
+  int guard_level(const Stage& st, const StageBounds& in, const Expr& cond) const {
     int level = -1;
     for (size_t p = 0; p < st.leaves.size(); ++p)
       if (uses_var(cond, in.vars[st.leaves[p]].get())) level = static_cast<int>(p);
@@ -416,22 +228,22 @@ class Lowerer {
   // a region can reach past the tensor.
   std::vector<Guard> make_guards(int s, bool spatial_only) const {
     const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
+    const StageBounds& in = info(s);
     std::vector<Guard> guards;
     auto require = [&](const Expr& cond) {
-      Expr c = simplify(cond, ranges_);
+      Expr c = simplify(cond, nest_.ranges());
       if (!is_const_int(c, 1)) guards.push_back({c, guard_level(st, in, c)});
     };
     for (const IterRelation& rel : st.relations) {
       if (rel.kind != IterRelation::Kind::Split) continue;
       int parent = rel.inputs[0];
       if (spatial_only && in.reduce_node[parent]) continue;
-      Expr v = simplify(in.values[parent], ranges_);
-      if (bound_of(v, ranges_).max >= in.extents[parent]) require(lt(v, int_imm(in.extents[parent])));
+      Expr v = simplify(in.values[parent], nest_.ranges());
+      if (bound_of(v, nest_.ranges()).max >= in.extents[parent]) require(lt(v, int_imm(in.extents[parent])));
     }
     if (in.local) {
       for (int d = 0; d < st.num_spatial_roots(); ++d) {
-        Expr global = simplify(add(in.region_min[d], in.offsets[d]), ranges_);
+        Expr global = simplify(add(in.region_min[d], in.offsets[d]), nest_.ranges());
         require(lt(global, int_imm(st.op->shape[d])));
         require(ge(global, int_imm(0)));
       }
@@ -448,17 +260,17 @@ class Lowerer {
 
   std::vector<Expr> store_indices(int s) const {
     const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
+    const StageBounds& in = info(s);
     std::vector<Expr> idx;
     for (int d = 0; d < st.num_spatial_roots(); ++d)
-      idx.push_back(in.local ? in.offsets[d] : simplify(add(in.region_min[d], in.offsets[d]), ranges_));
+      idx.push_back(in.local ? in.offsets[d] : simplify(add(in.region_min[d], in.offsets[d]), nest_.ranges()));
     return idx;
   }
 
   Stmt build(int s) {
     const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
-    VarMap values = root_values(s);
+    const StageBounds& in = info(s);
+    VarMap values = nest_.root_values(s);
     std::vector<Expr> idx = store_indices(s);
     const ReduceNode* red = st.op->reduction();
     DType t = st.op->dtype;
@@ -467,12 +279,12 @@ class Lowerer {
     int prefix = static_cast<int>(st.leaves.size());
     Stmt init;
     if (!red) {
-      body = make_store(st.op->name, idx, simplify(to_buffer_coords(substitute(in.body, values)), ranges_));
+      body = make_store(st.op->name, idx, simplify(to_buffer_coords(substitute(in.body, values)), nest_.ranges()));
     } else {
       auto* r = in.body->as<ReduceNode>();
-      Expr src = simplify(to_buffer_coords(substitute(r->source, values)), ranges_);
+      Expr src = simplify(to_buffer_coords(substitute(r->source, values)), nest_.ranges());
       body = make_store(st.op->name, idx, reduce_combine(red->op, load(st.op->name, t, idx), src));
-      if (r->condition) body = make_if(simplify(to_buffer_coords(substitute(r->condition, values)), ranges_), body);
+      if (r->condition) body = make_if(simplify(to_buffer_coords(substitute(r->condition, values)), nest_.ranges()), body);
       for (size_t p = 0; p < st.leaves.size(); ++p) {
         if (in.reduce_node[st.leaves[p]]) {
           prefix = static_cast<int>(p);
@@ -500,7 +312,7 @@ class Lowerer {
   // Everything inside the loops before position pos.
   Stmt build_level(int s, int pos, int prefix, const std::vector<Guard>& guards, const Stmt& init, const Stmt& body) {
     const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
+    const StageBounds& in = info(s);
     int num_leaves = static_cast<int>(st.leaves.size());
     Stmt rest;
     if (pos == num_leaves) {
@@ -519,7 +331,7 @@ class Lowerer {
     std::vector<int> locals;
     for (int a : in.attached[st.leaves[pos - 1]]) {
       parts.push_back(build(a));
-      if (info_[a].local) locals.push_back(a);
+      if (info(a).local) locals.push_back(a);
     }
     parts.push_back(rest);
     Stmt out = make_seq(std::move(parts));
@@ -530,23 +342,23 @@ class Lowerer {
   // The initialisation of a reduction over the whole region the stage computes.
   Stmt build_region_init(int s, const Expr& identity) {
     const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
+    const StageBounds& in = info(s);
     std::vector<Var> vars;
     std::vector<Expr> idx;
     Expr inside;
     for (int d = 0; d < st.num_spatial_roots(); ++d) {
-      Var v = make_var(unique_var_name(st.iters[d].name + "_init"));
-      ranges_[v.get()] = Interval::range(in.region_extent[d]);
+      Var v = make_var(nest_.unique_var_name(st.iters[d].name + "_init"));
+      nest_.add_range(v.get(), in.region_extent[d]);
       vars.push_back(v);
       idx.push_back(v);
       if (in.local) {
-        Expr global = simplify(add(in.region_min[d], v), ranges_);
+        Expr global = simplify(add(in.region_min[d], v), nest_.ranges());
         for (Expr c : {lt(global, int_imm(st.op->shape[d])), ge(global, int_imm(0))}) {
-          c = simplify(c, ranges_);
+          c = simplify(c, nest_.ranges());
           if (!is_const_int(c, 1)) inside = inside ? logical_and(inside, c) : c;
         }
       } else {
-        idx.back() = simplify(add(in.region_min[d], v), ranges_);
+        idx.back() = simplify(add(in.region_min[d], v), nest_.ranges());
       }
     }
     Stmt body = make_store(st.op->name, idx, identity);
@@ -558,14 +370,14 @@ class Lowerer {
   // The initialisation of a reduction: loops over the spatial loops after the prefix.
   Stmt build_init(int s, int prefix, const std::vector<Expr>& idx, const Expr& identity) {
     const Stage& st = state_.stage(s);
-    const StageInfo& in = info_[s];
+    const StageBounds& in = info(s);
     VarMap rename;
     std::vector<std::pair<Var, int>> loops;
     for (size_t p = prefix; p < st.leaves.size(); ++p) {
       int leaf = st.leaves[p];
       if (in.reduce_node[leaf]) continue;
-      Var v = make_var(unique_var_name(in.vars[leaf]->name + "_init"));
-      ranges_[v.get()] = Interval::range(in.extents[leaf]);
+      Var v = make_var(nest_.unique_var_name(in.vars[leaf]->name + "_init"));
+      nest_.add_range(v.get(), in.extents[leaf]);
       rename.push_back({in.vars[leaf].get(), v});
       loops.push_back({v, leaf});
     }
@@ -589,90 +401,21 @@ class Lowerer {
   }
 
   const State& state_;
-  std::vector<StageInfo> info_;
-  std::unordered_map<const VarNode*, int64_t> loop_extent_;
-  RangeMap ranges_;
-  std::set<std::string> used_names_;
-  std::vector<Var> all_vars_;
+  LoopNest nest_;
   std::vector<const PackedLayout*> packed_;
 };
 
-// Statements of the body after full unrolling; kNotUnrollable once an inner loop stays a loop.
-constexpr int64_t kNotUnrollable = INT64_MAX / 4;
-
-int64_t steps_times(int64_t extent, int64_t steps) {
-  int64_t product;
-  return __builtin_mul_overflow(extent, steps, &product) ? kNotUnrollable : std::min(product, kNotUnrollable);
-}
-
-Stmt unroll(const Stmt& s, int max_steps, int64_t& steps) {
-  switch (s->kind) {
-    case StmtKind::Store:
-    case StmtKind::Barrier: steps = 1; return s;
-    case StmtKind::Seq: {
-      steps = 0;
-      std::vector<Stmt> out;
-      for (auto& x : s->as<SeqNode>()->stmts) {
-        int64_t n;
-        out.push_back(unroll(x, max_steps, n));
-        steps = std::min(kNotUnrollable, steps + n);
-      }
-      return make_seq(std::move(out));
-    }
-    case StmtKind::IfThenElse: {
-      auto* i = s->as<IfThenElseNode>();
-      int64_t a = 0, b = 0;
-      Stmt t = unroll(i->then_case, max_steps, a);
-      Stmt e = i->else_case ? unroll(i->else_case, max_steps, b) : nullptr;
-      steps = std::min(kNotUnrollable, a + b);
-      return std::make_shared<IfThenElseNode>(i->cond, t, e);
-    }
-    case StmtKind::Allocate: {
-      auto* a = s->as<AllocateNode>();
-      return make_allocate(a->buffer, unroll(a->body, max_steps, steps));
-    }
-    case StmtKind::For: {
-      auto* f = s->as<ForNode>();
-      int64_t inner;
-      Stmt body = unroll(f->body, max_steps, inner);
-      ForKind kind = f->for_kind;
-      if (kind == ForKind::Vectorized) {
-        steps = inner;
-      } else if ((kind == ForKind::Serial || kind == ForKind::Unrolled) && inner < kNotUnrollable &&
-                 steps_times(f->extent, inner) <= max_steps) {
-        kind = ForKind::Unrolled;
-        steps = steps_times(f->extent, inner);
-      } else {
-        steps = kind == ForKind::Unrolled ? steps_times(f->extent, inner) : kNotUnrollable;
-      }
-      return make_for(f->var, f->extent, kind, body, f->binding);
-    }
-  }
-  steps = kNotUnrollable;
-  return s;
-}
-
 }  // namespace
 
-Stmt apply_auto_unroll(const Stmt& s, int max_steps) {
-  int64_t steps;
-  return unroll(s, max_steps, steps);
-}
-
 LoweredKernel lower_state(const State& state, const std::string& function_name) {
-  Lowerer lowerer(state);
-  lowerer.analyze();
-  return lowerer.build_kernel(function_name);
-}
-
-void infer_bounds(State& state) {
-  Lowerer lowerer(state);
-  lowerer.analyze();
-  std::vector<std::vector<int64_t>> extents = lowerer.iterator_extents();
-  for (int s = 0; s < state.num_stages(); ++s) {
-    Stage& st = state.mutable_stage(s);
-    for (size_t i = 0; i < extents[s].size(); ++i) st.iters[i].extent = extents[s][i];
+  LoweredKernel k = Lowerer(state).build_kernel();
+  k.name = function_name;
+  for (const PackedLayout& layout : k.packed_inputs) {
+    const Operation& op = *state.stage(state.find_stage(layout.tensor)).op;
+    k.packers.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor));
   }
+  finish_loop_program(k);
+  return k;
 }
 
 }  // namespace ansor

@@ -20,6 +20,17 @@ const PackedLayout* LoweredKernel::find_packed(const std::string& tensor) const 
   return nullptr;
 }
 
+Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
+  Expr flat = int_imm(0);
+  for (size_t d = 0; d < indices.size(); ++d) flat = add(flat, mul(indices[d], int_imm(buffer.strides[d])));
+  return flat;
+}
+
+const LoweredKernel* LoweredKernel::find_packer(const std::string& tensor) const {
+  const PackedLayout* layout = find_packed(tensor);
+  return layout ? &packers.at(static_cast<size_t>(layout - packed_inputs.data())) : nullptr;
+}
+
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];

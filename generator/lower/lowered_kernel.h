@@ -11,7 +11,9 @@ namespace ansor {
 enum class BufferScope : uint8_t {
   Param,      // a kernel argument (input or output)
   Workspace,  // an intermediate computed at the root: the whole tensor, allocated per call
-  Local,      // an intermediate computed inside another stage: the region one iteration needs
+  Local,      // an intermediate computed inside another stage: the region one iteration needs,
+              // on the stack
+  LocalHeap,  // a Local buffer too large for the stack: from the runtime's allocator
   Shared,     // GPU shared memory, per thread block
 };
 
@@ -42,16 +44,25 @@ struct PackedLayout {
   std::vector<Expr> access;
 };
 
+// The loop program of a kernel, every decision taken: what a code generator prints, what the
+// interpreter runs and what the cost model's features describe.
 struct LoweredKernel {
   std::string name;
   std::vector<Buffer> buffers;
   std::vector<int> params;  // indices into buffers: inputs in order, then outputs
   std::vector<PackedLayout> packed_inputs;
+  // Per packed input, the program that packs it: parameters (plain tensor, packed tensor).
+  std::vector<LoweredKernel> packers;
   Stmt body;
 
   const Buffer* find_buffer(const std::string& name) const;
   const PackedLayout* find_packed(const std::string& tensor) const;
+  // The program that packs a const input, null when its layout is not rewritten.
+  const LoweredKernel* find_packer(const std::string& tensor) const;
 };
+
+// The offset of an element of a buffer, in elements (not simplified).
+Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices);
 
 // Row-major strides of a shape.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);

@@ -15,7 +15,15 @@ namespace ansor {
 
 enum class StmtKind : uint8_t { For, Store, Allocate, IfThenElse, Seq, Barrier };
 
-enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBinding };
+// How a loop runs, as decided by lowering (a code generator prints it as it is):
+enum class ForKind : uint8_t {
+  Serial,
+  Parallel,       // chunks of iterations on the runtime's threads
+  Vectorized,     // one vector statement per store, `extent` lanes wide
+  VectorizeHint,  // a vectorize annotation with no explicit vector form: the compiler is asked
+  Unrolled,       // too long to write out: the compiler is asked to unroll it
+  ThreadBinding,  // a GPU index (block, thread, vthread)
+};
 
 class StmtNode {
  public:

@@ -14,6 +14,7 @@ std::string for_prefix(const ForNode& f) {
     case ForKind::Serial: return "for";
     case ForKind::Parallel: return "parallel";
     case ForKind::Vectorized: return "vectorize";
+    case ForKind::VectorizeHint: return "vectorize_hint";
     case ForKind::Unrolled: return "unroll";
     case ForKind::ThreadBinding: return fmt::format("bind({})", annotation_name(f.binding));
   }
@@ -64,6 +65,7 @@ std::string scope_name(BufferScope s) {
     case BufferScope::Param: return "param";
     case BufferScope::Workspace: return "workspace";
     case BufferScope::Local: return "local";
+    case BufferScope::LocalHeap: return "local_heap";
     case BufferScope::Shared: return "shared";
   }
   return "?";

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "codegen/kernel_source.h"
 #include "lower/lower.h"
 #include "measure/process.h"
 #include "support/file_util.h"
@@ -50,8 +49,8 @@ namespace {
 
 // A candidate with a fault: the real kernel under another name, and a descriptor whose packed
 // call misbehaves. Only tests plant faults.
-std::string faulty_definitions(const Candidate& c, const std::string& symbol) {
-  std::string out = kernel_definitions(c.state, c.kernel_name, symbol + "_inner", "candidate");
+std::string faulty_definitions(const std::string& inner_definitions, const Candidate& c, const std::string& symbol) {
+  std::string out = inner_definitions;
   std::string before, after;
   switch (c.fault) {
     case PlantedFault::CompileError: before = "#error \"planted compile error\"\n"; break;
@@ -86,7 +85,8 @@ std::string first_lines(const std::string& text, int n) {
 
 }  // namespace
 
-Builder::Builder(KernelCompiler compiler, BuildOptions options) : compiler_(std::move(compiler)), options_(std::move(options)) {
+Builder::Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildOptions options)
+    : compiler_(std::move(compiler)), generator_(generator), options_(std::move(options)) {
   std::filesystem::create_directories(options_.work_dir);
 }
 
@@ -94,16 +94,12 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
   std::vector<std::vector<std::string>> commands;
   for (Unit& u : units) {
     write_file_if_changed(u.source, [&] {
-      std::string text = kernel_source_prelude();
+      std::string text = generator_.source_prelude();
       for (size_t m : u.members) text += "\n" + sources[m];
       return text;
     }());
-    std::vector<std::string> cmd = {compiler_.path};
-    cmd.insert(cmd.end(), compiler_.flags.begin(), compiler_.flags.end());
-    for (const char* f : {"-std=c++17", "-fPIC", "-shared", "-w"}) cmd.push_back(f);
-    cmd.push_back("-I" + options_.runtime_include);
-    cmd.insert(cmd.end(), {"-o", u.library, u.source});
-    commands.push_back(cmd);
+    commands.push_back(generator_.compile_command(compiler_.path, compiler_.flags, options_.runtime_include, u.source, u.library,
+                                                  CompileOutput::SharedLibrary));
   }
   auto start = std::chrono::steady_clock::now();
   std::vector<ProcessResult> runs = run_processes(commands, options_.parallel, options_.timeout_seconds);
@@ -114,7 +110,8 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
     const ProcessResult& r = runs[i];
     if (!r.ok() && u.members.size() > 1 && retry_alone) {
       // One bad candidate fails its whole unit: compile each alone to find it.
-      for (size_t m : u.members) retry.push_back({{m}, fmt::format("{}.{}.cpp", u.source, m), fmt::format("{}.{}.so", u.library, m)});
+      for (size_t m : u.members)
+        retry.push_back({{m}, fmt::format("{}.{}{}", u.source, m, generator_.source_extension()), fmt::format("{}.{}.so", u.library, m)});
       continue;
     }
     for (size_t m : u.members) {
@@ -144,10 +141,14 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     results[i].symbol = fmt::format("ansor_candidate_{}_{}", ::getpid(), serial++);
     try {
       const Candidate& c = candidates[i];
-      sources[i] = c.fault == PlantedFault::None ? kernel_definitions(c.state, c.kernel_name, results[i].symbol, "candidate")
-                                                  : faulty_definitions(c, results[i].symbol);
+      const std::string& symbol = results[i].symbol;
+      std::shared_ptr<const LoweredKernel> lowered = c.lowered ? c.lowered : std::make_shared<const LoweredKernel>(lower_state(c.state, symbol));
+      sources[i] = c.fault == PlantedFault::None
+                       ? generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol, "candidate")
+                       : faulty_definitions(generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol + "_inner", "candidate"),
+                                            c, symbol);
       valid.push_back(i);
-    } catch (const std::exception& e) {
+    } catch (const std::invalid_argument& e) {  // InvalidState, or a program the generator cannot print
       results[i].error = MeasureError::InvalidSchedule;
       results[i].message = e.what();
     }
@@ -158,7 +159,7 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     Unit u;
     u.members.assign(valid.begin() + begin, valid.begin() + std::min(valid.size(), begin + per_unit));
     std::string stem = (std::filesystem::path(options_.work_dir) / results[u.members[0]].symbol).string();
-    u.source = stem + ".cpp";
+    u.source = stem + generator_.source_extension();
     u.library = stem + ".so";
     units.push_back(std::move(u));
   }

@@ -1,4 +1,5 @@
-// The builder: compiles candidate schedules into shared libraries with the compiler and flags
+// The builder: lowers candidate schedules (unless the search did), prints them with the
+// target's code generator and compiles them into shared libraries with the compiler and flags
 // that build the final library, several candidates per translation unit (paying the compiler's
 // start-up once) and several compilers at a time, each under a time limit.
 #pragma once
@@ -6,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "codegen/code_generator.h"
+#include "lower/lowered_kernel.h"
 #include "measure/compiler.h"
 #include "records/record.h"
 #include "schedule/state.h"
@@ -23,6 +26,9 @@ struct Candidate {
   std::string kernel_name;
   State state;
   PlantedFault fault = PlantedFault::None;
+  // The state's loop program when the search already lowered it (for its features): built as
+  // it is, not lowered a second time.
+  std::shared_ptr<const LoweredKernel> lowered = nullptr;
 };
 
 struct BuildOptions {
@@ -42,7 +48,7 @@ struct BuildResult {
 
 class Builder {
  public:
-  Builder(KernelCompiler compiler, BuildOptions options);
+  Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildOptions options);
 
   std::vector<BuildResult> build(const std::vector<Candidate>& candidates);
 
@@ -59,6 +65,7 @@ class Builder {
   void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
 
   KernelCompiler compiler_;
+  const CodeGenerator& generator_;
   BuildOptions options_;
   int built_ = 0;
   double seconds_ = 0;

@@ -69,7 +69,7 @@ std::string default_worker_path() {
 }
 
 Measurer::Measurer(KernelCompiler compiler, Target target, MeasureOptions options)
-    : builder_(std::move(compiler), options.build),
+    : builder_(std::move(compiler), code_generator_for(target.kind), options.build),
       target_(std::move(target)),
       options_(std::move(options)),
       worker_({options_.worker_path, "--threads", std::to_string(target_.threads)}) {}

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "lower/lower.h"
+#include "schedule/bound_inference.h"
 #include "schedule/steps.h"
 
 namespace ansor {

@@ -5,7 +5,7 @@
 #include <numeric>
 #include <random>
 
-#include "lower/lower.h"
+#include "schedule/bound_inference.h"
 #include "schedule/steps.h"
 
 namespace ansor {

@@ -53,13 +53,12 @@ inline std::vector<std::vector<double>> random_args(const LoweredKernel& k, uint
   return args;
 }
 
-// The arguments of `k` from the plain ones of `naive` (the untransformed schedule's program).
-inline std::vector<std::vector<double>> packed_args(const LoweredKernel& k, const LoweredKernel& naive,
-                                                    const std::vector<std::vector<double>>& plain) {
+// The arguments of `k` from the plain ones: const inputs packed by k's packers.
+inline std::vector<std::vector<double>> packed_args(const LoweredKernel& k, const std::vector<std::vector<double>>& plain) {
   std::vector<std::vector<double>> args = plain;
   for (size_t i = 0; i < k.params.size(); ++i) {
     const Buffer& b = k.buffers[k.params[i]];
-    if (const PackedLayout* layout = k.find_packed(b.name)) args[i] = pack_input(*layout, b.dtype, naive.buffers[naive.params[i]].shape, plain[i]);
+    if (const LoweredKernel* packer = k.find_packer(b.name)) args[i] = pack_input(*packer, plain[i]);
   }
   return args;
 }

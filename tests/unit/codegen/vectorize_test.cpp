@@ -10,7 +10,8 @@
 #include <fstream>
 #include <regex>
 
-#include "codegen/kernel_source.h"
+#include "codegen/code_generator.h"
+#include "lower/lower.h"
 #include "lang/program.h"
 #include "measure/measurer.h"
 #include "measure/process.h"
@@ -28,7 +29,8 @@ std::string assembly_of(const State& state, const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("ansor_vectorize_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string source = (dir / (name + ".cpp")).string(), assembly = (dir / (name + ".s")).string();
-  write_file_if_changed(source, kernel_source_prelude() + kernel_definitions(state, name, name, "test"));
+  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  write_file_if_changed(source, cpp.source_prelude() + cpp.kernel_definitions(lower_state(state, name), state.dag(), name, name, "test"));
   std::vector<std::string> cmd = {compiler.path};
   cmd.insert(cmd.end(), compiler.flags.begin(), compiler.flags.end());
   bool clang = compiler.version.find("clang") != std::string::npos;

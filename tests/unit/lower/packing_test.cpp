@@ -43,7 +43,7 @@ std::vector<int64_t> packed_shape_of_b(const State& state) {
   if (lowered.packed_inputs.size() != 1) return {};
   std::vector<std::vector<double>> plain = test::random_args(naive, 11), expected = plain;
   interpret(naive, expected);
-  std::vector<std::vector<double>> args = test::packed_args(lowered, naive, plain);
+  std::vector<std::vector<double>> args = test::packed_args(lowered, plain);
   interpret(lowered, args);
   for (size_t e = 0; e < expected[kC].size(); ++e) {
     EXPECT_NEAR(args[kC][e], expected[kC][e], 1e-9) << "element " << e << "\n" << to_string(lowered);

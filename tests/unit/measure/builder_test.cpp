@@ -31,7 +31,7 @@ class BuilderTest : public ::testing::Test {
     options.timeout_seconds = timeout_seconds;
     options.runtime_include = default_runtime_include();
     options.work_dir = (dir_ / "work").string();
-    return Builder(make_kernel_compiler(), options);
+    return Builder(make_kernel_compiler(), code_generator_for(Target::Kind::Cpu), options);
   }
 
   Candidate candidate(PlantedFault fault = PlantedFault::None) const { return {"add", State(dag_), fault}; }

@@ -61,7 +61,7 @@ std::vector<std::vector<double>> inputs_for(const LoweredKernel& k) { return tes
 void expect_matches_naive(const State& state, const LoweredKernel& naive, const std::vector<std::vector<double>>& plain_inputs,
                           const std::vector<std::vector<double>>& expected, const std::string& what) {
   LoweredKernel k = lower_state(state, "k");
-  std::vector<std::vector<double>> args = test::packed_args(k, naive, plain_inputs);
+  std::vector<std::vector<double>> args = test::packed_args(k, plain_inputs);
   interpret(k, args);
   for (size_t p = 0; p < args.size(); ++p) {
     if (!naive.buffers[naive.params[p]].is_output) continue;

@@ -1,15 +1,35 @@
-// Kernel sources: functions, descriptors, argument tables.
-#include "codegen/kernel_source.h"
+// The C++ generator: functions, descriptors, argument tables, compile commands; and the
+// choice of generator per target.
+#include "codegen/cpp_generator.h"
 
 #include <fmt/format.h>
 
 #include "codegen/cpp_codegen.h"
 #include "codegen/kernel_signature.h"
-#include "lower/lower.h"
 
 namespace ansor {
 
-std::string kernel_source_prelude() {
+const CodeGenerator& code_generator_for(Target::Kind kind) {
+  static const CppGenerator cpp;
+  if (kind == Target::Kind::Cpu) return cpp;
+  throw std::invalid_argument("CUDA code generation is not implemented yet");
+}
+
+std::vector<std::string> CppGenerator::compile_command(const std::string& compiler, const std::vector<std::string>& flags,
+                                                       const std::string& runtime_include, const std::string& source,
+                                                       const std::string& output, CompileOutput kind) const {
+  std::vector<std::string> cmd = {compiler};
+  cmd.insert(cmd.end(), flags.begin(), flags.end());
+  for (const std::string& f : language_flags()) cmd.push_back(f);
+  // Candidates are generated code measured once: their warnings help nobody.
+  if (kind == CompileOutput::SharedLibrary) cmd.insert(cmd.end(), {"-shared", "-w"});
+  cmd.push_back("-I" + runtime_include);
+  if (kind == CompileOutput::Object) cmd.push_back("-c");
+  cmd.insert(cmd.end(), {"-o", output, source});
+  return cmd;
+}
+
+std::string CppGenerator::source_prelude() const {
   return "#include <ansor/kernel_support.h>\n\n#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <cstring>\n#include <limits>\n";
 }
 
@@ -23,10 +43,9 @@ std::string steps_comment(const State& state) {
   return out;
 }
 
-std::string kernel_definitions(const State& state, const std::string& kernel_name, const std::string& symbol, const std::string& origin) {
-  const ComputeDAG& dag = state.dag();
+std::string CppGenerator::kernel_definitions(const LoweredKernel& lowered, const ComputeDAG& dag, const std::string& kernel_name,
+                                             const std::string& symbol, const std::string& origin) const {
   std::vector<ParamDecl> params = kernel_params(dag);
-  LoweredKernel lowered = lower_state(state, symbol);
   // A namespace of its own keeps the helpers of several kernels in one file apart.
   std::string out = fmt::format("namespace {}_definitions {{\n\n", symbol);
   out += emit_cpp_kernel(lowered, params, symbol);

@@ -1,5 +1,5 @@
 // Symbolic interval arithmetic over index expressions.
-#include "lower/sym_interval.h"
+#include "schedule/sym_interval.h"
 
 #include <algorithm>
 

@@ -1,0 +1,198 @@
+// Unrolling, unit loops, vector legality and buffer placement.
+#include "lower/loop_passes.h"
+
+#include <algorithm>
+
+#include "ir/arith.h"
+
+namespace ansor {
+
+namespace {
+
+// Statements of the body after full unrolling; kNotUnrollable once an inner loop stays a loop.
+constexpr int64_t kNotUnrollable = INT64_MAX / 4;
+
+int64_t steps_times(int64_t extent, int64_t steps) {
+  int64_t product;
+  return __builtin_mul_overflow(extent, steps, &product) ? kNotUnrollable : std::min(product, kNotUnrollable);
+}
+
+Stmt auto_unroll(const Stmt& s, int max_steps, int64_t& steps) {
+  switch (s->kind) {
+    case StmtKind::Store:
+    case StmtKind::Barrier: steps = 1; return s;
+    case StmtKind::Seq: {
+      steps = 0;
+      std::vector<Stmt> out;
+      for (auto& x : s->as<SeqNode>()->stmts) {
+        int64_t n;
+        out.push_back(auto_unroll(x, max_steps, n));
+        steps = std::min(kNotUnrollable, steps + n);
+      }
+      return make_seq(std::move(out));
+    }
+    case StmtKind::IfThenElse: {
+      auto* i = s->as<IfThenElseNode>();
+      int64_t a = 0, b = 0;
+      Stmt t = auto_unroll(i->then_case, max_steps, a);
+      Stmt e = i->else_case ? auto_unroll(i->else_case, max_steps, b) : nullptr;
+      steps = std::min(kNotUnrollable, a + b);
+      return std::make_shared<IfThenElseNode>(i->cond, t, e);
+    }
+    case StmtKind::Allocate: {
+      auto* a = s->as<AllocateNode>();
+      return make_allocate(a->buffer, auto_unroll(a->body, max_steps, steps));
+    }
+    case StmtKind::For: {
+      auto* f = s->as<ForNode>();
+      int64_t inner;
+      Stmt body = auto_unroll(f->body, max_steps, inner);
+      ForKind kind = f->for_kind;
+      if (kind == ForKind::Vectorized) {
+        steps = inner;
+      } else if ((kind == ForKind::Serial || kind == ForKind::Unrolled) && inner < kNotUnrollable &&
+                 steps_times(f->extent, inner) <= max_steps) {
+        kind = ForKind::Unrolled;
+        steps = steps_times(f->extent, inner);
+      } else {
+        steps = kind == ForKind::Unrolled ? steps_times(f->extent, inner) : kNotUnrollable;
+      }
+      return make_for(f->var, f->extent, kind, body, f->binding);
+    }
+  }
+  steps = kNotUnrollable;
+  return s;
+}
+
+// Rebuilds s with `rewrite` applied to every child statement (not to s itself).
+template <class F>
+Stmt map_children(const Stmt& s, F&& rewrite) {
+  switch (s->kind) {
+    case StmtKind::For: {
+      auto* f = s->as<ForNode>();
+      return make_for(f->var, f->extent, f->for_kind, rewrite(f->body), f->binding);
+    }
+    case StmtKind::Allocate: {
+      auto* a = s->as<AllocateNode>();
+      return make_allocate(a->buffer, rewrite(a->body));
+    }
+    case StmtKind::IfThenElse: {
+      auto* i = s->as<IfThenElseNode>();
+      return make_if(i->cond, rewrite(i->then_case), i->else_case ? rewrite(i->else_case) : nullptr);
+    }
+    case StmtKind::Seq: {
+      std::vector<Stmt> out;
+      for (auto& x : s->as<SeqNode>()->stmts) out.push_back(rewrite(x));
+      return make_seq(std::move(out));
+    }
+    case StmtKind::Store:
+    case StmtKind::Barrier: return s;
+  }
+  return s;
+}
+
+// Statements of s as written out (loops count once plus their body).
+int64_t written_statements(const Stmt& s, int64_t cap) {
+  switch (s->kind) {
+    case StmtKind::Store:
+    case StmtKind::Barrier: return 1;
+    case StmtKind::Allocate: return written_statements(s->as<AllocateNode>()->body, cap);
+    case StmtKind::IfThenElse: {
+      auto* i = s->as<IfThenElseNode>();
+      return std::min(cap, 1 + written_statements(i->then_case, cap) + (i->else_case ? written_statements(i->else_case, cap) : 0));
+    }
+    case StmtKind::Seq: {
+      int64_t n = 0;
+      for (auto& x : s->as<SeqNode>()->stmts) n = std::min(cap, n + written_statements(x, cap));
+      return n;
+    }
+    case StmtKind::For: return std::min(cap, 1 + written_statements(s->as<ForNode>()->body, cap));
+  }
+  return 1;
+}
+
+class VectorLegalizer {
+ public:
+  explicit VectorLegalizer(const LoweredKernel& kernel) : kernel_(kernel) {}
+
+  Stmt run(const Stmt& s) {
+    auto* f = s->as<ForNode>();
+    if (!f) return map_children(s, [this](const Stmt& x) { return run(x); });
+    ranges_[f->var.get()] = Interval::range(f->extent);
+    Stmt body = run(f->body);
+    ForKind kind = f->for_kind;
+    if (kind == ForKind::Vectorized && !legal(f->extent, body, f->var.get())) kind = ForKind::VectorizeHint;
+    return make_for(f->var, f->extent, kind, body, f->binding);
+  }
+
+ private:
+  bool legal(int64_t lanes, const Stmt& body, const VarNode* v) const {
+    return lanes >= 2 && lanes <= kMaxVectorLanes && (lanes & (lanes - 1)) == 0 && vectorizable(body, v);
+  }
+
+  bool vectorizable(const Stmt& s, const VarNode* v) const {
+    switch (s->kind) {
+      case StmtKind::Store: {
+        auto* st = s->as<StoreNode>();
+        const Buffer* b = kernel_.find_buffer(st->buffer);
+        if (!b || b->dtype == DType::Bool) return false;
+        // Each lane must store its own element, or updates of one element would be lost.
+        std::optional<int64_t> coef = linear_coefficient(simplify(flat_index(*b, st->indices), ranges_), v);
+        return coef && *coef != 0;
+      }
+      case StmtKind::Seq:
+        for (auto& x : s->as<SeqNode>()->stmts)
+          if (!vectorizable(x, v)) return false;
+        return true;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        return !uses_var(i->cond, v) && vectorizable(i->then_case, v) && (!i->else_case || vectorizable(i->else_case, v));
+      }
+      default: return false;
+    }
+  }
+
+  const LoweredKernel& kernel_;
+  RangeMap ranges_;
+};
+
+}  // namespace
+
+Stmt apply_auto_unroll(const Stmt& s, int max_steps) {
+  int64_t steps;
+  return auto_unroll(s, max_steps, steps);
+}
+
+Stmt remove_unit_loops(const Stmt& s) {
+  auto* f = s->as<ForNode>();
+  if (f && f->extent == 1 && f->for_kind != ForKind::ThreadBinding) return remove_unit_loops(substitute(f->body, {{f->var.get(), int_imm(0)}}));
+  return map_children(s, [](const Stmt& x) { return remove_unit_loops(x); });
+}
+
+Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements) {
+  Stmt out = map_children(s, [max_statements](const Stmt& x) { return expand_unrolled_loops(x, max_statements); });
+  auto* f = out->as<ForNode>();
+  if (!f || f->for_kind != ForKind::Unrolled) return out;
+  int64_t body = written_statements(f->body, max_statements + 1);
+  if (steps_times(f->extent, body) > max_statements) return out;
+  std::vector<Stmt> copies;
+  for (int64_t i = 0; i < f->extent; ++i) copies.push_back(substitute(f->body, {{f->var.get(), int_imm(i)}}));
+  return make_seq(std::move(copies));
+}
+
+Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s) { return VectorLegalizer(kernel).run(s); }
+
+void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes) {
+  for (Buffer& b : kernel.buffers)
+    if (b.scope == BufferScope::Local && b.num_elements() * dtype_bytes(b.dtype) > max_stack_bytes) b.scope = BufferScope::LocalHeap;
+}
+
+void finish_loop_program(LoweredKernel& kernel) {
+  kernel.body = remove_unit_loops(kernel.body);
+  kernel.body = expand_unrolled_loops(kernel.body);
+  kernel.body = legalize_vector_loops(kernel, kernel.body);
+  place_local_buffers(kernel);
+  for (LoweredKernel& packer : kernel.packers) finish_loop_program(packer);
+}
+
+}  // namespace ansor

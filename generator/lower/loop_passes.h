@@ -1,0 +1,45 @@
+// The passes that turn a loop program built from a State into the program that is compiled:
+// every decision a code generator would otherwise take on its own (which loops are written out,
+// which become vector statements, where local buffers live) is taken here, so that the printed
+// loop program, the cost model's features and the emitted source describe one program.
+#pragma once
+
+#include <cstdint>
+
+#include "lower/lowered_kernel.h"
+
+namespace ansor {
+
+// Unrolled loops are written out statement by statement while that makes at most this many
+// statements; longer ones stay loops that the compiler is asked to unroll.
+inline constexpr int64_t kMaxExpandedStatements = 1024;
+// Local buffers up to this size live on the stack; larger ones come from the allocator.
+inline constexpr int64_t kMaxStackBufferBytes = 128 * 1024;
+// Vector statements are at most this many lanes wide (a power of two).
+inline constexpr int64_t kMaxVectorLanes = 64;
+
+// Marks serial loops whose fully unrolled body has at most max_steps statements as unrolled,
+// innermost first (the auto_unroll_max_step pragma).
+Stmt apply_auto_unroll(const Stmt& s, int max_steps);
+
+// A loop of one iteration (not a GPU binding) becomes its body with the variable at 0.
+Stmt remove_unit_loops(const Stmt& s);
+
+// Unrolled loops whose written-out form has at most max_statements statements become a
+// sequence of copies of their body, one per iteration.
+Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements = kMaxExpandedStatements);
+
+// A vectorized loop keeps that kind only where a code generator can write it as vector
+// statements: 2 to kMaxVectorLanes lanes (a power of two), a body of stores (under conditions
+// that do not depend on the loop) of which each lane stores its own element of a non-bool
+// buffer. Others become VectorizeHint loops.
+Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s);
+
+// Local buffers larger than max_stack_bytes move to the allocator (BufferScope::LocalHeap).
+void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxStackBufferBytes);
+
+// All of the above (but auto-unrolling, which is per stage) on the kernel and its packers, in
+// the order that makes each see the result of the one before.
+void finish_loop_program(LoweredKernel& kernel);
+
+}  // namespace ansor

@@ -1,0 +1,169 @@
+// The passes that take every decision of the compiled program, and the C++ generator printing
+// exactly the loops they leave: one loop in the lowered program is one loop in the source.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "codegen/code_generator.h"
+#include "lower/lower.h"
+#include "lower/loop_passes.h"
+#include "lower/stmt_printer.h"
+#include "schedule/random_schedule.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+Buffer buffer(const std::string& name, std::vector<int64_t> shape, BufferScope scope = BufferScope::Param, DType t = DType::F32) {
+  Buffer b;
+  b.name = name;
+  b.dtype = t;
+  b.strides = row_major_strides(shape);
+  b.shape = std::move(shape);
+  b.scope = scope;
+  return b;
+}
+
+// A kernel over A[64] and B[64] with the given body.
+LoweredKernel kernel_with(Stmt body) {
+  LoweredKernel k;
+  k.buffers = {buffer("A", {64}), buffer("B", {64}), buffer("Flags", {64}, BufferScope::Param, DType::Bool)};
+  k.params = {0, 1, 2};
+  k.body = std::move(body);
+  return k;
+}
+
+Stmt copy_a_to_b(const Expr& i) { return make_store("B", {i}, load("A", DType::F32, {i})); }
+
+int count_loops(const Stmt& s, ForKind kind) {
+  int n = 0;
+  std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
+    switch (x->kind) {
+      case StmtKind::For:
+        n += x->as<ForNode>()->for_kind == kind;
+        walk(x->as<ForNode>()->body);
+        break;
+      case StmtKind::Seq:
+        for (auto& y : x->as<SeqNode>()->stmts) walk(y);
+        break;
+      case StmtKind::IfThenElse:
+        walk(x->as<IfThenElseNode>()->then_case);
+        if (x->as<IfThenElseNode>()->else_case) walk(x->as<IfThenElseNode>()->else_case);
+        break;
+      case StmtKind::Allocate: walk(x->as<AllocateNode>()->body); break;
+      default: break;
+    }
+  };
+  walk(s);
+  return n;
+}
+
+int count_stores(const Stmt& s) {
+  if (s->as<StoreNode>()) return 1;
+  if (auto* seq = s->as<SeqNode>()) {
+    int n = 0;
+    for (auto& x : seq->stmts) n += count_stores(x);
+    return n;
+  }
+  if (auto* f = s->as<ForNode>()) return count_stores(f->body);
+  return 0;
+}
+
+TEST(LoopPassesTest, UnitLoopsBecomeTheirBodyButGpuBindingsStay) {
+  Var i = make_var("i"), t = make_var("t");
+  Stmt s = remove_unit_loops(make_for(i, 1, ForKind::Serial, copy_a_to_b(i)));
+  ASSERT_NE(s->as<StoreNode>(), nullptr);
+  EXPECT_EQ(to_string(s), "B[0] = A[0]\n");
+  Stmt bound = remove_unit_loops(make_for(t, 1, ForKind::ThreadBinding, copy_a_to_b(t), IterAnnotation::ThreadX));
+  EXPECT_NE(bound->as<ForNode>(), nullptr);
+}
+
+TEST(LoopPassesTest, ShortUnrolledLoopsAreWrittenOutLongOnesStayLoops) {
+  Var i = make_var("i"), j = make_var("j");
+  Stmt nest = make_for(i, 8, ForKind::Unrolled, make_for(j, 8, ForKind::Unrolled, copy_a_to_b(add(mul(i, 8), j))));
+  Stmt expanded = expand_unrolled_loops(nest);
+  EXPECT_EQ(count_stores(expanded), 64);
+  EXPECT_EQ(count_loops(expanded, ForKind::Unrolled), 0);
+
+  // 200 x 8 stores is over the limit: the inner loop is written out, the outer one stays.
+  Stmt long_nest = make_for(i, 200, ForKind::Unrolled, make_for(j, 8, ForKind::Unrolled, copy_a_to_b(j)));
+  Stmt partly = expand_unrolled_loops(long_nest);
+  ASSERT_NE(partly->as<ForNode>(), nullptr);
+  EXPECT_EQ(partly->as<ForNode>()->for_kind, ForKind::Unrolled);
+  EXPECT_EQ(count_stores(partly), 8);
+  EXPECT_EQ(count_loops(expand_unrolled_loops(long_nest, 2000), ForKind::Unrolled), 0);
+}
+
+TEST(LoopPassesTest, VectorLoopsKeepTheirKindOnlyWhereVectorStatementsExist) {
+  Var v = make_var("v");
+  auto legalized_kind = [&](int64_t lanes, Stmt body) {
+    Stmt s = legalize_vector_loops(kernel_with(nullptr), make_for(v, lanes, ForKind::Vectorized, std::move(body)));
+    return s->as<ForNode>()->for_kind;
+  };
+  EXPECT_EQ(legalized_kind(8, copy_a_to_b(v)), ForKind::Vectorized);
+  EXPECT_EQ(legalized_kind(6, copy_a_to_b(v)), ForKind::VectorizeHint) << "not a power of two";
+  EXPECT_EQ(legalized_kind(8, make_store("B", {int_imm(0)}, load("A", DType::F32, {v}))), ForKind::VectorizeHint)
+      << "every lane stores the same element";
+  EXPECT_EQ(legalized_kind(8, make_if(lt(v, int_imm(5)), copy_a_to_b(v))), ForKind::VectorizeHint) << "lane-dependent condition";
+  EXPECT_EQ(legalized_kind(8, make_store("Flags", {v}, bool_imm(true))), ForKind::VectorizeHint) << "bool buffer";
+  EXPECT_EQ(legalized_kind(8, make_for(make_var("w"), 2, ForKind::Serial, copy_a_to_b(v))), ForKind::VectorizeHint) << "inner loop";
+}
+
+TEST(LoopPassesTest, LargeLocalBuffersMoveToTheAllocator) {
+  LoweredKernel k = kernel_with(make_seq({}));
+  k.buffers.push_back(buffer("small", {1024}, BufferScope::Local));
+  k.buffers.push_back(buffer("large", {64 * 1024}, BufferScope::Local));
+  k.buffers.push_back(buffer("shared", {64 * 1024}, BufferScope::Shared));
+  place_local_buffers(k);
+  EXPECT_EQ(k.find_buffer("small")->scope, BufferScope::Local);
+  EXPECT_EQ(k.find_buffer("large")->scope, BufferScope::LocalHeap);
+  EXPECT_EQ(k.find_buffer("shared")->scope, BufferScope::Shared);
+}
+
+constexpr const char* kKernels = R"(
+kernel matmul {
+  A = input f32[24, 20]
+  B = const f32[20, 28]
+  C[i:24, j:28] = sum(k:20, A[i, k] * B[k, j])
+}
+kernel conv_bias_relu {
+  X = input f32[1, 4, 6, 6]
+  W = const f32[5, 4, 3, 3]
+  b = const f32[5]
+  Y = relu(bias_add(conv2d_nchw(X, W, pad = 1), b))
+}
+kernel softmax {
+  X = input f32[6, 13]
+  Y = softmax(X, axis = -1)
+}
+)";
+
+int count_all_loops(const LoweredKernel& k) {
+  int n = 0;
+  for (ForKind kind : {ForKind::Serial, ForKind::Parallel, ForKind::VectorizeHint, ForKind::Unrolled}) n += count_loops(k.body, kind);
+  for (const LoweredKernel& p : k.packers) n += count_all_loops(p);
+  return n;
+}
+
+TEST(LoopPassesTest, TheCppGeneratorPrintsExactlyTheLoopsLoweringLeft) {
+  Program program = test::parse(kKernels);
+  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const std::regex loop_header(R"(for \(int64_t )");
+  int checked = 0;
+  for (const Kernel& kernel : program.kernels) {
+    auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      State state = random_schedule(dag, seed);
+      LoweredKernel lowered = lower_state(state, "k");
+      std::string source = cpp.kernel_definitions(lowered, *dag, kernel.name, "k", "test");
+      auto loops = std::distance(std::sregex_iterator(source.begin(), source.end(), loop_header), std::sregex_iterator());
+      EXPECT_EQ(loops, count_all_loops(lowered)) << kernel.name << " seed " << seed << "\n" << to_string(lowered) << source;
+      EXPECT_EQ(source.find("ANSOR_VECTORIZE_LOOP") != std::string::npos, count_loops(lowered.body, ForKind::VectorizeHint) > 0);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 120);
+}
+
+}  // namespace
+}  // namespace ansor
