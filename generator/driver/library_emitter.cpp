@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "codegen/kernel_source.h"
@@ -16,6 +17,7 @@
 #include "sampler/default_schedule.h"
 #include "schedule/random_schedule.h"
 #include "support/file_util.h"
+#include "support/stable_hash.h"
 #include "support/version.h"
 
 namespace ansor {
@@ -35,29 +37,45 @@ struct ChosenSchedule {
   std::string note;
 };
 
+// Tuned records store and replay; lowering finds the ones whose schedule does not lower. The
+// first of the k best that lowers, with a warning for each one passed over.
+std::optional<ReplayedRecord> first_that_lowers(std::vector<ReplayedRecord>& best, std::vector<std::string>& notes) {
+  for (ReplayedRecord& r : best) {
+    try {
+      lower_state(r.state, "check");
+      return std::move(r);
+    } catch (const InvalidState& e) {
+      notes.push_back(fmt::format("a tuned record ({:.3f} ms) does not lower and is passed over: {}", r.record.seconds * 1e3, e.what()));
+    }
+  }
+  return std::nullopt;
+}
+
+// How many of the best records `best` tries before the default schedule.
+constexpr size_t kBestRecordsTried = 4;
+
 ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options, TuningSession& session, std::ostream& progress) {
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
   State naive(dag);
   switch (options.schedule) {
     case ScheduleKind::Naive: return {naive, "naive", "naive reference schedule"};
     case ScheduleKind::Random: {
-      // Each kernel gets its own stream of the seed, the same on every run.
-      uint64_t seed = options.seed ^ std::hash<std::string>()(kernel.name);
-      State random = random_schedule(dag, seed);
+      State random = random_schedule(dag, random_schedule_seed(options.seed, kernel.name));
       return {random, fmt::format("random(seed {})", options.seed), fmt::format("random schedule, seed {}", options.seed)};
     }
     case ScheduleKind::Default: return {default_schedule(dag, session.sampler_context()), "default", "default schedule (not tuned)"};
     case ScheduleKind::Best: {
       std::vector<std::string> notes;
-      std::optional<ReplayedRecord> best = session.best(kernel, notes);
+      std::vector<ReplayedRecord> found = session.best(kernel, kBestRecordsTried, notes);
       // A kernel's own budget applies when the build tunes at all (TRIALS 0 turns tuning off).
       int trials = options.trials == 0 ? 0 : static_cast<int>(kernel.attrs.trials.value_or(options.trials));
-      if (!best && trials > 0 && !options.session.cache_dir.empty()) {
+      if (found.empty() && trials > 0 && !options.session.cache_dir.empty()) {
         TuneOptions tune;
         tune.trials = trials;
         session.tune(kernel, tune, progress);
-        best = session.best(kernel, notes);
+        found = session.best(kernel, kBestRecordsTried, notes);
       }
+      std::optional<ReplayedRecord> best = first_that_lowers(found, notes);
       std::string warnings;
       for (auto& n : notes) warnings += "\n  " + n;
       if (best)
@@ -97,6 +115,8 @@ std::vector<const Kernel*> selected_kernels(const Program& program, const std::v
 }  // namespace
 
 std::string kernel_source_name(const std::string& lib_name, const std::string& kernel) { return lib_name + "_" + kernel + ".cpp"; }
+
+uint64_t random_schedule_seed(uint64_t seed, const std::string& kernel_name) { return seed ^ stable_hash64(kernel_name); }
 
 namespace {
 
@@ -184,9 +204,26 @@ void check_emit_target(const std::string& target) {
                     target));
 }
 
+namespace {
+
+// A kernel's own target (its `target` attribute) is checked as the run's is, naming the kernel.
+void check_kernel_target(const Kernel& kernel) {
+  if (!kernel.attrs.target) return;
+  try {
+    check_emit_target(*kernel.attrs.target);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("kernel '{}': {}", kernel.name, e.what()));
+  }
+}
+
+}  // namespace
+
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress) {
-  if (!options.header_only) check_emit_target(options.session.target);
   std::vector<const Kernel*> kernels = selected_kernels(program, options.kernels);
+  if (!options.header_only) {
+    check_emit_target(options.session.target);
+    for (const Kernel* k : kernels) check_kernel_target(*k);
+  }
   std::vector<std::pair<std::string, std::string>> files;
   EmitReport report;
   std::filesystem::path dir(options.out_dir);
@@ -195,9 +232,9 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
     files.push_back({(dir / (options.lib_name + "_registry.cpp")).string(), library_registry(program, options.lib_name)});
   }
   if (!options.header_only) {
-    TuningSession session(options.session);
+    TuningSessions sessions(options.session);
     for (const Kernel* k : kernels) {
-      ChosenSchedule chosen = choose_schedule(*k, options, session, progress);
+      ChosenSchedule chosen = choose_schedule(*k, options, sessions.for_kernel(*k), progress);
       report.notes.push_back(fmt::format("{}: {}", k->name, chosen.note));
       files.push_back({(dir / kernel_source_name(options.lib_name, k->name)).string(), kernel_source(*k, options.lib_name, chosen)});
     }
@@ -208,6 +245,7 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
 
 EmitReport configure_library(const Program& program, const std::string& lib, const std::string& out_dir, const std::string& target) {
   check_emit_target(target);
+  for (const Kernel& k : program.kernels) check_kernel_target(k);
   std::filesystem::path dir(out_dir);
   EmitReport report;
   auto write = [&](const std::filesystem::path& p, const std::string& content) {

@@ -39,6 +39,11 @@ struct EmitReport {
 // string, or a GPU (C++ for CPUs is the only code generator so far).
 void check_emit_target(const std::string& target);
 
+// The seed of a kernel's `--schedule random`: the run's seed mixed with a stable hash of the
+// kernel's name, so that each kernel draws its own schedule and every build the same one.
+uint64_t random_schedule_seed(uint64_t seed, const std::string& kernel_name);
+
+// Each kernel is emitted for its own target (its `target` attribute), else the options' target.
 // Throws CompileError for unknown kernels and check_emit_target's error; writes nothing unless
 // every kernel emits. Tuning progress (with `trials`) goes to `progress`.
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress);
@@ -50,7 +55,8 @@ std::string library_registry(const Program& program, const std::string& lib_name
 
 // Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
-// Checks `target` as emit_library would, so that a build fails at configure time.
+// Checks `target` and the kernels' own targets as emit_library would, so that a build fails at
+// configure time.
 EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir,
                              const std::string& target = "host");
 
