@@ -11,7 +11,9 @@ constexpr int kDrawsPerProposal = 50;
 }  // namespace
 
 RandomPolicy::RandomPolicy(const SearchTask& task)
-    : sketches_(generate_sketches(task.dag, task.sampler, SketchRules::for_context(task.sampler))), annotator_(task.sampler), rng_(task.seed) {}
+    : sketches_(generate_sketches(task.dag, task.sampler, SketchRules::for_context(task.sampler))),
+      annotator_(task.sampler),
+      rng_(task.seed) {}
 
 std::vector<State> RandomPolicy::propose(int n) {
   std::vector<State> out;

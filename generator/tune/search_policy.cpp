@@ -20,8 +20,13 @@ struct Registry {
 
 // Built-ins are listed here rather than registered by static initialisers, which a static
 // library drops when nothing else references their object file.
+template <class Policy>
+std::unique_ptr<SearchPolicy> make(const SearchTask& task) {
+  return std::make_unique<Policy>(task);
+}
+
 Registry& registry() {
-  static Registry r{{}, {{"random", [](const SearchTask& task) -> std::unique_ptr<SearchPolicy> { return std::make_unique<RandomPolicy>(task); }}}};
+  static Registry r{{}, {{"random", make<RandomPolicy>}}};
   return r;
 }
 
@@ -36,7 +41,8 @@ std::unique_ptr<SearchPolicy> make_search_policy(std::string_view name, const Se
     if (it != r.factories.end()) factory = it->second;
   }
   if (!factory)
-    throw std::invalid_argument(fmt::format("unknown search policy '{}'; the policies are: {}", name, fmt::join(search_policy_names(), ", ")));
+    throw std::invalid_argument(
+        fmt::format("unknown search policy '{}'; the policies are: {}", name, fmt::join(search_policy_names(), ", ")));
   return factory(task);
 }
 
