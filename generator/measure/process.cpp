@@ -193,7 +193,7 @@ std::optional<std::string> LineProcess::request(const std::string& line, double 
     }
   }
   // The child closed its output: it died. Wait briefly so its status says how.
-  for (int i = 0; i < 100 && !reap(failure); ++i) ::usleep(10000);
+  for (int i = 0; !reap(failure) && pid_ > 0 && i < 100; ++i) ::usleep(10000);
   stop();
   return std::nullopt;
 }

@@ -184,7 +184,9 @@ TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
 TEST_F(CliTest, TuneRefusesAnUnknownPolicyNamingTheKnownOnes) {
   fs::path cache = dir_ / "cache";
   EXPECT_EQ(run({"tune", write("k.def", kGood), "--cache", cache.string(), "--policy", "annealing"}), 2);
-  EXPECT_NE(err_.str().find("unknown search policy 'annealing'; the policies are: random"), std::string::npos) << err_.str();
+  // Tests may register policies of their own: the list holds at least the built-in one.
+  EXPECT_NE(err_.str().find("unknown search policy 'annealing'; the policies are: "), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("random"), std::string::npos) << err_.str();
   EXPECT_FALSE(fs::exists(cache));
 }
 
