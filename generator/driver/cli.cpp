@@ -21,6 +21,7 @@
 #include "schedule/random_schedule.h"
 #include "schedule/state_printer.h"
 #include "support/version.h"
+#include "tune/search_policy.h"
 
 namespace ansor {
 
@@ -82,6 +83,17 @@ void check_lib_name(const std::string& name) {
     throw UsageError(fmt::format("--name '{}' must be a C identifier (letters, digits and '_', not starting with a digit)", name));
 }
 
+// Accepts the names of the search policy registry.
+CLI::Validator known_policy() {
+  return CLI::Validator(
+    [](std::string& name) {
+      std::vector<std::string> names = search_policy_names();
+      if (std::find(names.begin(), names.end(), name) != names.end()) return std::string();
+      return fmt::format("unknown search policy '{}'; the policies are: {}", name, fmt::join(names, ", "));
+    },
+    "POLICY");
+}
+
 const std::map<std::string, ScheduleKind> kScheduleNames = {
     {"best", ScheduleKind::Best}, {"default", ScheduleKind::Default}, {"naive", ScheduleKind::Naive}, {"random", ScheduleKind::Random}};
 
@@ -128,7 +140,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   SessionOptions tune_session;
   TuneOptions tune_opts;
   std::vector<std::string> tune_kernels;
-  std::string policy = "random", fault_plan;
+  std::string fault_plan;
   bool trials_given = false;
   CLI::App* tune = app.add_subcommand("tune", "Measure schedules and append the records to the cache");
   add_def(tune);
@@ -137,7 +149,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   tune->add_option("--kernel", tune_kernels, "tune only these kernels (repeatable)");
   tune->add_option_function<int>("--trials", [&](int n) { tune_opts.trials = n; trials_given = true; },
                                  "schedules to measure per kernel (default: the kernel's trials attribute, else 64)");
-  tune->add_option("--policy", policy, "random")->check(CLI::IsMember({"random"}))->capture_default_str();
+  tune->add_option("--policy", tune_opts.policy, fmt::format("search policy: {}", fmt::join(search_policy_names(), " | ")))
+      ->check(known_policy())
+      ->capture_default_str();
   tune->add_option("--seed", tune_opts.seed, "seed of the search");
   tune->add_option("--batch", tune_opts.batch_size, "schedules measured per batch")->capture_default_str();
   tune->add_option("--min-seconds", tune_session.min_seconds, "timed calls of a candidate add up to at least this")->capture_default_str();
@@ -193,16 +207,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     } else if (tune->parsed()) {
       tune_session.flags = split_flags(flags_text);
       if (!fault_plan.empty()) tune_opts.faults = parse_fault_plan(fault_plan);
-      TuningSession session(tune_session);
+      for (const std::string& name : tune_kernels)
+        if (!program.find(name)) throw UsageError(fmt::format("no kernel named '{}' in {}", name, def_path));
+      TuningSessions sessions(tune_session);
       for (const Kernel& k : program.kernels) {
         if (!tune_kernels.empty() && std::find(tune_kernels.begin(), tune_kernels.end(), k.name) == tune_kernels.end()) continue;
         TuneOptions opts = tune_opts;
         if (!trials_given) opts.trials = static_cast<int>(k.attrs.trials.value_or(64));
+        TuningSession& session = sessions.for_kernel(k);
         fmt::print(out, "[tune] {}: {} trials on {} with {}\n", k.name, opts.trials, session.target().to_string(), session.compiler().identity());
         session.tune(k, opts, out);
       }
-      for (const std::string& name : tune_kernels)
-        if (!program.find(name)) throw UsageError(fmt::format("no kernel named '{}' in {}", name, def_path));
     } else if (sketch->parsed()) {
       const Kernel* k = program.find(sketch_kernel);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", sketch_kernel, def_path));

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "codegen/code_generator.h"
@@ -16,6 +17,7 @@
 #include "sampler/default_schedule.h"
 #include "schedule/random_schedule.h"
 #include "support/file_util.h"
+#include "support/stable_hash.h"
 #include "support/version.h"
 
 namespace ansor {
@@ -29,53 +31,81 @@ std::string upper(std::string s) {
 
 std::string shape_text(const std::vector<int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
+// A kernel's schedule and its loop program, lowered once: what the source prints.
 struct ChosenSchedule {
   State state;
+  LoweredKernel lowered;
   std::string origin;
   std::string note;
 };
 
+std::string kernel_symbol(const EmitOptions& options, const Kernel& kernel) { return options.lib_name + "_" + kernel.name; }
+
+ChosenSchedule lowered_choice(State state, const std::string& symbol, std::string origin, std::string note) {
+  LoweredKernel lowered = lower_state(state, symbol);
+  return {std::move(state), std::move(lowered), std::move(origin), std::move(note)};
+}
+
+// Tuned records store and replay; lowering finds the ones whose schedule does not lower. The
+// first of the k best that lowers, with its program, and a warning for each one passed over.
+std::optional<std::pair<ReplayedRecord, LoweredKernel>> first_that_lowers(std::vector<ReplayedRecord>& best, const std::string& symbol,
+                                                                          std::vector<std::string>& notes) {
+  for (ReplayedRecord& r : best) {
+    try {
+      LoweredKernel lowered = lower_state(r.state, symbol);
+      return std::make_pair(std::move(r), std::move(lowered));
+    } catch (const InvalidState& e) {
+      notes.push_back(fmt::format("a tuned record ({:.3f} ms) does not lower and is passed over: {}", r.record.seconds * 1e3, e.what()));
+    }
+  }
+  return std::nullopt;
+}
+
+// How many of the best records `best` tries before the default schedule.
+constexpr size_t kBestRecordsTried = 4;
+
 ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options, TuningSession& session, std::ostream& progress) {
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
-  State naive(dag);
+  const std::string symbol = kernel_symbol(options, kernel);
   switch (options.schedule) {
-    case ScheduleKind::Naive: return {naive, "naive", "naive reference schedule"};
+    case ScheduleKind::Naive: break;
     case ScheduleKind::Random: {
-      // Each kernel gets its own stream of the seed, the same on every run.
-      uint64_t seed = options.seed ^ std::hash<std::string>()(kernel.name);
-      State random = random_schedule(dag, seed);
-      return {random, fmt::format("random(seed {})", options.seed), fmt::format("random schedule, seed {}", options.seed)};
+      State random = random_schedule(dag, random_schedule_seed(options.seed, kernel.name));
+      return lowered_choice(random, symbol, fmt::format("random(seed {})", options.seed), fmt::format("random schedule, seed {}", options.seed));
     }
-    case ScheduleKind::Default: return {default_schedule(dag, session.sampler_context()), "default", "default schedule (not tuned)"};
+    case ScheduleKind::Default: return lowered_choice(default_schedule(dag, session.sampler_context()), symbol, "default", "default schedule (not tuned)");
     case ScheduleKind::Best: {
       std::vector<std::string> notes;
-      std::optional<ReplayedRecord> best = session.best(kernel, notes);
+      std::vector<ReplayedRecord> found = session.best(kernel, kBestRecordsTried, notes);
       // A kernel's own budget applies when the build tunes at all (TRIALS 0 turns tuning off).
       int trials = options.trials == 0 ? 0 : static_cast<int>(kernel.attrs.trials.value_or(options.trials));
-      if (!best && trials > 0 && !options.session.cache_dir.empty()) {
+      if (found.empty() && trials > 0 && !options.session.cache_dir.empty()) {
         TuneOptions tune;
         tune.trials = trials;
         session.tune(kernel, tune, progress);
-        best = session.best(kernel, notes);
+        found = session.best(kernel, kBestRecordsTried, notes);
       }
+      std::optional<std::pair<ReplayedRecord, LoweredKernel>> best = first_that_lowers(found, symbol, notes);
       std::string warnings;
       for (auto& n : notes) warnings += "\n  " + n;
-      if (best)
-        return {best->state, "tuned", fmt::format("tuned record, {:.3f} ms{}", best->record.seconds * 1e3, warnings)};
-      return {default_schedule(dag, session.sampler_context()), "default", "no tuned record: default schedule" + warnings};
+      if (best) {
+        auto& [record, lowered] = *best;
+        std::string note = fmt::format("tuned record, {:.3f} ms{}", record.record.seconds * 1e3, warnings);
+        return {std::move(record.state), std::move(lowered), "tuned", std::move(note)};
+      }
+      return lowered_choice(default_schedule(dag, session.sampler_context()), symbol, "default", "no tuned record: default schedule" + warnings);
     }
   }
-  return {naive, "naive", "naive reference schedule"};
+  return lowered_choice(State(dag), symbol, "naive", "naive reference schedule");
 }
 
-// The source file of one kernel: the chosen schedule lowered once and printed.
-std::string kernel_source(const Kernel& kernel, const std::string& lib, const ChosenSchedule& chosen, const CodeGenerator& generator) {
-  std::string symbol = lib + "_" + kernel.name;
-  LoweredKernel lowered = lower_state(chosen.state, symbol);
+// The source file of one kernel: the chosen schedule's program, printed.
+std::string kernel_source(const Kernel& kernel, const ChosenSchedule& chosen, const CodeGenerator& generator) {
+  const std::string& symbol = chosen.lowered.name;
   std::string out = fmt::format("// Generated by ansor-gen {} for kernel '{}'. Do not edit.\n// workload {}; schedule: {}\n{}\n",
                                 kGeneratorVersion, kernel.name, kernel.dag.workload_key(), chosen.origin, steps_comment(chosen.state));
   out += generator.source_prelude() + "\n";
-  out += generator.kernel_definitions(lowered, chosen.state.dag(), kernel.name, symbol, chosen.origin);
+  out += generator.kernel_definitions(chosen.lowered, chosen.state.dag(), kernel.name, symbol, chosen.origin);
   return out;
 }
 
@@ -102,6 +132,8 @@ std::vector<const Kernel*> selected_kernels(const Program& program, const std::v
 std::string kernel_source_name(const std::string& lib_name, const std::string& kernel, const CodeGenerator& generator) {
   return lib_name + "_" + kernel + generator.source_extension();
 }
+
+uint64_t random_schedule_seed(uint64_t seed, const std::string& kernel_name) { return seed ^ stable_hash64(kernel_name); }
 
 namespace {
 
@@ -190,9 +222,27 @@ const CodeGenerator& emit_generator(const std::string& target) {
   }
 }
 
+namespace {
+
+// The code generator of a kernel's own target (its `target` attribute, else the run's); its
+// error names the kernel.
+const CodeGenerator& kernel_generator(const Kernel& kernel, const std::string& run_target) {
+  if (!kernel.attrs.target) return emit_generator(run_target);
+  try {
+    return emit_generator(*kernel.attrs.target);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("kernel '{}': {}", kernel.name, e.what()));
+  }
+}
+
+}  // namespace
+
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress) {
-  const CodeGenerator* generator = options.header_only ? nullptr : &emit_generator(options.session.target);
   std::vector<const Kernel*> kernels = selected_kernels(program, options.kernels);
+  if (!options.header_only) {
+    emit_generator(options.session.target);
+    for (const Kernel* k : kernels) kernel_generator(*k, options.session.target);
+  }
   std::vector<std::pair<std::string, std::string>> files;
   EmitReport report;
   std::filesystem::path dir(options.out_dir);
@@ -201,12 +251,13 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
     files.push_back({(dir / (options.lib_name + "_registry.cpp")).string(), library_registry(program, options.lib_name)});
   }
   if (!options.header_only) {
-    TuningSession session(options.session);
+    TuningSessions sessions(options.session);
     for (const Kernel* k : kernels) {
-      ChosenSchedule chosen = choose_schedule(*k, options, session, progress);
+      const CodeGenerator& generator = kernel_generator(*k, options.session.target);
+      ChosenSchedule chosen = choose_schedule(*k, options, sessions.for_kernel(*k), progress);
       report.notes.push_back(fmt::format("{}: {}", k->name, chosen.note));
-      files.push_back({(dir / kernel_source_name(options.lib_name, k->name, *generator)).string(),
-                       kernel_source(*k, options.lib_name, chosen, *generator)});
+      files.push_back({(dir / kernel_source_name(options.lib_name, k->name, generator)).string(),
+                       kernel_source(*k, chosen, generator)});
     }
   }
   for (auto& [path, content] : files) record(report, path, write_file_if_changed(path, content));
@@ -215,6 +266,7 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
 
 EmitReport configure_library(const Program& program, const std::string& lib, const std::string& out_dir, const std::string& target) {
   const CodeGenerator& generator = emit_generator(target);
+  for (const Kernel& k : program.kernels) kernel_generator(k, target);
   std::filesystem::path dir(out_dir);
   EmitReport report;
   auto write = [&](const std::filesystem::path& p, const std::string& content) {

@@ -41,7 +41,12 @@ struct EmitReport {
 // generator (C++ for CPUs is the only one so far).
 const CodeGenerator& emit_generator(const std::string& target);
 
-// Throws CompileError for unknown kernels and check_emit_target's error; writes nothing unless
+// The seed of a kernel's `--schedule random`: the run's seed mixed with a stable hash of the
+// kernel's name, so that each kernel draws its own schedule and every build the same one.
+uint64_t random_schedule_seed(uint64_t seed, const std::string& kernel_name);
+
+// Each kernel is emitted for its own target (its `target` attribute), else the options' target.
+// Throws CompileError for unknown kernels and emit_generator's error; writes nothing unless
 // every kernel emits. Tuning progress (with `trials`) goes to `progress`.
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress);
 
@@ -52,8 +57,9 @@ std::string library_registry(const Program& program, const std::string& lib_name
 
 // Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
-// Checks `target` as emit_library would, so that a build fails at configure time, and records
-// what the build needs of its code generator (source extension, language flags).
+// Checks `target` and the kernels' own targets as emit_library would, so that a build fails at
+// configure time, and records what the build needs of the target's code generator (source
+// extension, language flags).
 EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir,
                              const std::string& target = "host");
 

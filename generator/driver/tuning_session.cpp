@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "support/file_name.h"
+
 namespace ansor {
 
 TuningSession::TuningSession(SessionOptions options) : options_(std::move(options)) {}
@@ -30,28 +32,43 @@ Measurer& TuningSession::measurer() {
     m.build.runtime_include = default_runtime_include();
     m.build.parallel = std::max(1, target().cores);
     m.build.work_dir = options_.work_dir.empty()
-                           ? (std::filesystem::temp_directory_path() / fmt::format("ansor-tune-{}", ::getpid())).string()
+                           ? (std::filesystem::temp_directory_path() /
+                              fmt::format("ansor-tune-{}-{}", ::getpid(), file_name_stem(options_.target)))
+                                 .string()
                            : options_.work_dir;
     measurer_ = std::make_unique<Measurer>(compiler(), target(), m);
   }
   return *measurer_;
 }
 
-std::optional<ReplayedRecord> TuningSession::best(const Kernel& kernel, std::vector<std::string>& notes) {
-  if (options_.cache_dir.empty()) return std::nullopt;
+std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, std::vector<std::string>& notes) {
+  if (options_.cache_dir.empty()) return {};
   TuningCache cache(options_.cache_dir);
   TuningCache::Loaded loaded = cache.load(target().to_string());
   notes.insert(notes.end(), loaded.warnings.begin(), loaded.warnings.end());
-  auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
-  std::vector<ReplayedRecord> found = best_records(loaded.records, dag, compiler().identity(), 1, notes);
-  if (found.empty()) return std::nullopt;
-  return std::move(found.front());
+  RecordScope scope{std::make_shared<const ComputeDAG>(kernel.dag), target().to_string(), compiler().identity()};
+  return best_records(loaded.records, scope, k, notes);
 }
 
 TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
   if (options_.cache_dir.empty()) throw std::runtime_error("tuning needs a cache directory (--cache) to keep its records");
   if (target().kind != Target::Kind::Cpu) throw std::runtime_error("tuning for " + target().to_string() + " needs that GPU here");
   return tune_kernel(kernel, measurer(), TuningCache(options_.cache_dir), options, progress);
+}
+
+std::string kernel_target(const Kernel& kernel, const std::string& run_target) { return kernel.attrs.target.value_or(run_target); }
+
+TuningSession& TuningSessions::for_kernel(const Kernel& kernel) {
+  std::string target = kernel_target(kernel, options_.target);
+  std::unique_ptr<TuningSession>& session = sessions_[target];
+  if (!session) {
+    SessionOptions options = options_;
+    options.target = target;
+    // Each session's measurer owns (and removes) its work directory.
+    if (!options.work_dir.empty() && target != options_.target) options.work_dir += "-" + file_name_stem(target);
+    session = std::make_unique<TuningSession>(std::move(options));
+  }
+  return *session;
 }
 
 }  // namespace ansor

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "lang/program.h"
 #include "measure/measurer.h"
 #include "records/cache.h"
+#include "records/record_filter.h"
 #include "sampler/sampler_context.h"
 #include "tune/tuner.h"
 
@@ -23,7 +25,7 @@ struct SessionOptions {
   std::string compiler;              // empty: clang++
   std::vector<std::string> flags;    // empty: the default kernel flags
   double min_seconds = 0.1;
-  std::string work_dir;              // empty: a fresh directory under the system's temp dir
+  std::string work_dir;              // empty: a fresh directory per target under the system's temp dir
 };
 
 class TuningSession {
@@ -34,9 +36,9 @@ class TuningSession {
   const Target& target();
   // How the sampler sees the target (a host target without measuring needs no compiler run).
   SamplerContext sampler_context();
-  // The fastest applicable record's schedule; warnings about skipped lines and records go to
-  // `notes`.
-  std::optional<ReplayedRecord> best(const Kernel& kernel, std::vector<std::string>& notes);
+  // The k fastest usable records of the kernel (record_filter.h), fastest first; warnings
+  // about skipped lines and records go to `notes`.
+  std::vector<ReplayedRecord> best(const Kernel& kernel, size_t k, std::vector<std::string>& notes);
   TuneSummary tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress);
 
  private:
@@ -46,6 +48,21 @@ class TuningSession {
   std::optional<KernelCompiler> compiler_;
   std::optional<Target> target_;
   std::unique_ptr<Measurer> measurer_;
+};
+
+// The target a kernel is tuned and emitted for: its own `target` attribute, else the run's.
+std::string kernel_target(const Kernel& kernel, const std::string& run_target);
+
+// The sessions of a run whose kernels may name their own targets: one session per target, each
+// made on first use, so that a kernel's records, sampler and measurer are those of its target.
+class TuningSessions {
+ public:
+  explicit TuningSessions(SessionOptions options) : options_(std::move(options)) {}
+  TuningSession& for_kernel(const Kernel& kernel);
+
+ private:
+  SessionOptions options_;
+  std::map<std::string, std::unique_ptr<TuningSession>> sessions_;
 };
 
 }  // namespace ansor

@@ -4,42 +4,28 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 
 #include "dag/access_analysis.h"
+#include "support/file_lock.h"
 #include "support/version.h"
 
 namespace ansor {
 
 namespace {
 
-// Holds the measurement lock of a target for its lifetime.
-class DeviceLock {
- public:
-  explicit DeviceLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666)) {
-    if (fd_ >= 0)
-      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-      }
-  }
-  ~DeviceLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  DeviceLock(const DeviceLock&) = delete;
-  DeviceLock& operator=(const DeviceLock&) = delete;
-
- private:
-  int fd_;
-};
-
 std::string executable_dir() {
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::string(".") : self.parent_path().string();
+}
+
+// What a worker that gave no answer means for the candidate it was running.
+MeasureError worker_failure_error(const ProcessFailure& failure) {
+  return failure.kind == ProcessFailure::Kind::TimedOut ? MeasureError::RunTimeout : MeasureError::Crash;
 }
 
 }  // namespace
@@ -98,8 +84,12 @@ bool Measurer::prepare(const std::string& workload, const Reference& ref, std::s
   if (!worker_.running()) prepared_.clear();
   nlohmann::json req{{"op", "prepare"}, {"library", ref.library}, {"symbol", ref.symbol}, {"workload", workload}, {"seed", 1}};
   // The reference is the naive program: give it time.
-  std::optional<std::string> answer = worker_.request(req.dump(), std::max(600.0, options_.run_timeout_seconds), error);
-  if (!answer) return false;
+  ProcessFailure failure;
+  std::optional<std::string> answer = worker_.request(req.dump(), std::max(600.0, options_.run_timeout_seconds), failure);
+  if (!answer) {
+    error = "the measurement worker " + failure.message;
+    return false;
+  }
   nlohmann::json a = nlohmann::json::parse(*answer, nullptr, false);
   if (a.is_discarded() || a.value("result", "") != "ok") {
     error = a.is_discarded() ? "unreadable answer" : a.value("message", "the reference failed");
@@ -110,7 +100,10 @@ bool Measurer::prepare(const std::string& workload, const Reference& ref, std::s
 }
 
 std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, const std::function<void(const Record&)>& on_record) {
-  DeviceLock lock((std::filesystem::path(options_.lock_dir) / ("ansor-measure-" + target_.file_stem() + ".lock")).string());
+  // One process measures on a target at a time; without the lock, measurements would disturb
+  // each other, so failing to take it is an error.
+  LockedFile lock((std::filesystem::path(options_.lock_dir) / ("ansor-measure-" + target_.file_stem() + ".lock")).string(),
+                  O_RDWR | O_CREAT, LockedFile::Mode::Exclusive, 0666);
   std::vector<Record> records(candidates.size());
   if (candidates.empty()) return records;
   std::vector<BuildResult> built = builder_.build(candidates);
@@ -149,10 +142,11 @@ void Measurer::run_candidate(const Candidate& c, const BuildResult& built, Recor
   }
   nlohmann::json req{{"op", "measure"},  {"library", built.library}, {"symbol", built.symbol}, {"workload", r.workload_key},
                      {"min_seconds", options_.min_seconds}, {"tolerance", ref->tolerance}};
-  std::optional<std::string> answer = worker_.request(req.dump(), options_.run_timeout_seconds, error);
+  ProcessFailure failure;
+  std::optional<std::string> answer = worker_.request(req.dump(), options_.run_timeout_seconds, failure);
   if (!answer) {
-    r.error = error.rfind("did not answer", 0) == 0 ? MeasureError::RunTimeout : MeasureError::Crash;
-    r.error_message = "the measurement worker " + error;
+    r.error = worker_failure_error(failure);
+    r.error_message = "the measurement worker " + failure.message;
     return;
   }
   nlohmann::json a = nlohmann::json::parse(*answer, nullptr, false);

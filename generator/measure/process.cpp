@@ -125,17 +125,19 @@ void LineProcess::start() {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
-std::string LineProcess::reap() {
+bool LineProcess::reap(ProcessFailure& failure) {
+  failure = {ProcessFailure::Kind::Unreadable, 0, -1, "stopped answering"};
+  if (pid_ <= 0) return false;
   int status = 0;
-  if (pid_ <= 0) return "not running";
-  pid_t r = ::waitpid(pid_, &status, WNOHANG);
-  std::string how = "stopped answering";
-  if (r == pid_) {
-    if (WIFSIGNALED(status)) how = fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (WIFEXITED(status)) how = fmt::format("exited with status {}", WEXITSTATUS(status));
-    pid_ = -1;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  if (WIFSIGNALED(status)) {
+    failure = {ProcessFailure::Kind::Signaled, WTERMSIG(status), -1,
+               fmt::format("killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)))};
+  } else if (WIFEXITED(status)) {
+    failure = {ProcessFailure::Kind::Exited, 0, WEXITSTATUS(status), fmt::format("exited with status {}", WEXITSTATUS(status))};
   }
-  return how;
+  pid_ = -1;
+  return true;
 }
 
 void LineProcess::stop() {
@@ -150,7 +152,7 @@ void LineProcess::stop() {
   pid_ = -1;
 }
 
-std::optional<std::string> LineProcess::request(const std::string& line, double timeout_seconds, std::string& failure) {
+std::optional<std::string> LineProcess::request(const std::string& line, double timeout_seconds, ProcessFailure& failure) {
   if (pid_ <= 0) start();
   std::string data = line + "\n";
   size_t done = 0;
@@ -158,7 +160,7 @@ std::optional<std::string> LineProcess::request(const std::string& line, double 
     ssize_t n = ::write(to_child_, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      failure = reap();
+      reap(failure);
       stop();
       return std::nullopt;
     }
@@ -174,7 +176,7 @@ std::optional<std::string> LineProcess::request(const std::string& line, double 
     }
     double left = timeout_seconds - seconds_since(start);
     if (left <= 0) {
-      failure = fmt::format("did not answer within {:.1f} s", timeout_seconds);
+      failure = {ProcessFailure::Kind::TimedOut, 0, -1, fmt::format("did not answer within {:.1f} s", timeout_seconds)};
       stop();
       return std::nullopt;
     }
@@ -191,11 +193,7 @@ std::optional<std::string> LineProcess::request(const std::string& line, double 
     }
   }
   // The child closed its output: it died. Wait briefly so its status says how.
-  for (int i = 0; i < 100 && pid_ > 0; ++i) {
-    failure = reap();
-    if (pid_ <= 0) break;
-    ::usleep(10000);
-  }
+  for (int i = 0; !reap(failure) && pid_ > 0 && i < 100; ++i) ::usleep(10000);
   stop();
   return std::nullopt;
 }

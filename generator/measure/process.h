@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,20 @@ struct ProcessResult {
 // std::runtime_error when a process cannot be started at all.
 std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::string>>& commands, int parallel, double timeout_seconds);
 
+// Why a line-oriented child gave no answer.
+struct ProcessFailure {
+  enum class Kind : uint8_t {
+    TimedOut,    // no answer within the time limit
+    Signaled,    // killed by a signal (`signal`)
+    Exited,      // exited (`exit_code`)
+    Unreadable,  // its pipes failed and its end could not be observed
+  };
+  Kind kind = Kind::Unreadable;
+  int signal = 0;
+  int exit_code = -1;
+  std::string message;  // for people: "killed by signal 11 (Segmentation fault)"
+};
+
 // A child that reads requests from its standard input and answers each with one line.
 class LineProcess {
  public:
@@ -35,14 +50,15 @@ class LineProcess {
 
   // Sends one line (started on first use) and waits up to timeout_seconds for the answer.
   // nullopt when the child died or did not answer in time; it is then stopped and `failure`
-  // says how (for example "killed by signal 11").
-  std::optional<std::string> request(const std::string& line, double timeout_seconds, std::string& failure);
+  // says how.
+  std::optional<std::string> request(const std::string& line, double timeout_seconds, ProcessFailure& failure);
   void stop();
   bool running() const { return pid_ > 0; }
 
  private:
   void start();
-  std::string reap();
+  // Collects the child's status if it has ended; false while it runs.
+  bool reap(ProcessFailure& failure);
 
   std::vector<std::string> argv_;
   pid_t pid_ = -1;

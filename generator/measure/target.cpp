@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/file_name.h"
+
 namespace ansor {
 
 namespace {
@@ -73,12 +75,7 @@ std::string Target::to_string() const {
   return fmt::format("cpu:{}:{}:{}:t{}", arch, cpu, isa, threads);
 }
 
-std::string Target::file_stem() const {
-  std::string s = to_string();
-  for (char& c : s)
-    if (c == ':') c = '-';
-  return s;
-}
+std::string Target::file_stem() const { return file_name_stem(to_string()); }
 
 Target parse_target(const std::string& text) {
   std::vector<std::string> parts = split(text, ':');

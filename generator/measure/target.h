@@ -27,7 +27,7 @@ struct Target {
 
   int vector_bits() const;  // of isa
   std::string to_string() const;
-  // The name as a file name stem (what a cache file is called).
+  // The name as a file name stem (file_name_stem of to_string(): what a cache file is called).
   std::string file_stem() const;
   // Records tuned for `other` replay and perform as tuned here.
   bool compatible_with(const Target& other) const { return to_string() == other.to_string(); }

@@ -7,13 +7,10 @@
 // line is skipped with a warning naming the file and line, and loses nothing else.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "dag/compute_dag.h"
 #include "records/record.h"
-#include "schedule/state.h"
 
 namespace ansor {
 
@@ -32,23 +29,12 @@ class TuningCache {
     std::vector<Record> records;
     std::vector<std::string> warnings;  // "file:line: skipped: why"
   };
-  // Every readable record of the target.
+  // Every readable record of the target (none when it has no file). Throws std::runtime_error
+  // when the file exists but cannot be opened.
   Loaded load(const std::string& target) const;
 
  private:
   std::string dir_;
 };
-
-// A record that applies to this DAG and compiler, replayed into its State.
-struct ReplayedRecord {
-  Record record;
-  State state;
-};
-
-// The k fastest successful records for the DAG (same workload key and canonical text, same
-// compiler identity) whose steps replay and lower; records that do not are skipped with a
-// warning.
-std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const std::shared_ptr<const ComputeDAG>& dag,
-                                         const std::string& compiler, size_t k, std::vector<std::string>& warnings);
 
 }  // namespace ansor

@@ -189,7 +189,9 @@ State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, 
     const Sketch& sketch = pick(sketches, rng);
     try {
       return annotator.annotate(sketch.state, rng);
-    } catch (const std::exception&) {
+    } catch (const StepError&) {
+      if (attempt >= 100) throw;
+    } catch (const InvalidState&) {
       if (attempt >= 100) throw;
     }
   }

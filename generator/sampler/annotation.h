@@ -16,8 +16,8 @@ class Annotator {
  public:
   explicit Annotator(SamplerContext ctx) : ctx_(std::move(ctx)) {}
 
-  // A random complete program of the sketch. Throws StepError in the rare case where the
-  // choices do not combine; callers draw again.
+  // A random complete program of the sketch. Throws StepError (or InvalidState from bound
+  // inference) in the rare case where the choices do not combine; callers draw again.
   State annotate(const State& sketch, std::mt19937_64& rng);
 
  private:
@@ -33,7 +33,8 @@ class Annotator {
   Factorizations factorizations_;
 };
 
-// A random program of the space: a sketch drawn uniformly and annotated.
+// A random program of the space: a sketch drawn uniformly and annotated, drawn again when the
+// choices do not combine (rethrown after 100 draws).
 State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, std::mt19937_64& rng);
 
 }  // namespace ansor

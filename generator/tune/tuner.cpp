@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <chrono>
-#include <set>
 
-#include "sampler/annotation.h"
+#include "records/record_filter.h"
 
 namespace ansor {
 
@@ -19,65 +19,78 @@ std::string describe_time(const Record& r, double flops) {
 
 }  // namespace
 
+TuningTask::TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options)
+    : kernel_(kernel),
+      dag_(std::make_shared<const ComputeDAG>(kernel.dag)),
+      measurer_(measurer),
+      cache_(cache),
+      options_(std::move(options)) {
+  SearchTask task{kernel.name, dag_, SamplerContext::for_target(measurer.target()), options_.seed};
+  policy_ = make_search_policy(options_.policy, task);
+  load_known(cache);
+}
+
+void TuningTask::consider_best(const Record& r) {
+  if (!summary_.best || r.seconds < summary_.best->seconds) summary_.best = r;
+}
+
+void TuningTask::load_known(const TuningCache& cache) {
+  RecordScope scope{dag_, measurer_.target().to_string(), measurer_.compiler().identity()};
+  std::vector<MeasuredCandidate> known;
+  for (Record& r : cache.load(scope.target).records) {
+    RecordCheck check = check_record(r, scope);
+    if (check.usable()) consider_best(r);
+    // Failed schedules were tried too: the policy must not propose them again.
+    if (check.state) known.push_back({std::move(*check.state), std::move(r)});
+  }
+  if (!known.empty()) policy_->update(known);
+}
+
+int TuningTask::run_round(int n, std::ostream& progress) {
+  int wanted = std::min(n, trials_left());
+  if (wanted <= 0) return 0;
+  std::vector<State> proposed = policy_->propose(wanted);
+  if (proposed.size() > static_cast<size_t>(wanted)) proposed.erase(proposed.begin() + wanted, proposed.end());
+  if (proposed.empty()) {
+    fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", kernel_.name, summary_.measured);
+    return 0;
+  }
+  std::vector<Candidate> batch;
+  for (State& s : proposed) {
+    size_t trial = static_cast<size_t>(summary_.measured) + batch.size();
+    PlantedFault fault = trial < options_.faults.size() ? options_.faults[trial] : PlantedFault::None;
+    batch.push_back({kernel_.name, std::move(s), fault});
+  }
+  double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds();
+  // Each record is saved as soon as it is measured: an interrupted run loses none.
+  std::vector<Record> records = measurer_.measure(batch, [&](const Record& r) { cache_.append(r); });
+  std::vector<MeasuredCandidate> measured;
+  int failed = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    ++summary_.measured;
+    if (!records[i].ok()) ++failed;
+    if (!result_rejection(records[i])) consider_best(records[i]);
+    measured.push_back({std::move(batch[i].state), std::move(records[i])});
+  }
+  summary_.failed += failed;
+  policy_->update(measured);
+  ++rounds_;
+  fmt::print(progress, "[tune] {}: {}/{} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s{}\n", kernel_.name,
+             summary_.measured, options_.trials, summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet", rounds_,
+             measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before,
+             failed ? fmt::format(", {} failed", failed) : "");
+  progress.flush();
+  return static_cast<int>(measured.size());
+}
+
 TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, const TuneOptions& options,
                         std::ostream& progress) {
-  auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
-  TuneSummary summary;
-  std::string compiler = measurer.compiler().identity();
-  std::set<std::string> seen;
-  TuningCache::Loaded existing = cache.load(measurer.target().to_string());
-  for (const Record& r : existing.records) {
-    if (r.workload_key != dag->workload_key() || r.compiler != compiler) continue;
-    try {
-      seen.insert(replay(dag, r.steps).signature());
-    } catch (const StepError&) {
-      continue;
-    }
-    if (r.ok() && (!summary.best || r.seconds < summary.best->seconds)) summary.best = r;
-  }
-  // Random search (paper §4): sketches from the derivation rules, annotated at random.
-  SamplerContext ctx = SamplerContext::for_target(measurer.target());
-  std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::for_context(ctx));
-  Annotator annotator(ctx);
-  std::mt19937_64 rng(options.seed);
-  int batch_index = 0;
   auto start = std::chrono::steady_clock::now();
-  while (summary.measured < options.trials) {
-    int wanted = std::min(options.batch_size, options.trials - summary.measured);
-    std::vector<Candidate> batch;
-    // Distinct schedules only; a small space runs out of new ones.
-    for (int attempts = 0; static_cast<int>(batch.size()) < wanted && attempts < wanted * 50; ++attempts) {
-      State s = sample_program(sketches, annotator, rng);
-      if (!seen.insert(s.signature()).second) continue;
-      size_t trial = static_cast<size_t>(summary.measured) + batch.size();
-      PlantedFault fault = trial < options.faults.size() ? options.faults[trial] : PlantedFault::None;
-      batch.push_back({kernel.name, std::move(s), fault});
-    }
-    if (batch.empty()) {
-      fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", kernel.name, summary.measured);
-      break;
-    }
-    double build_before = measurer.build_seconds(), run_before = measurer.run_seconds();
-    // Each record is saved as soon as it is measured: an interrupted run loses none.
-    std::vector<Record> records = measurer.measure(batch, [&](const Record& r) { cache.append(r); });
-    int failed = 0;
-    for (const Record& r : records) {
-      ++summary.measured;
-      if (!r.ok()) {
-        ++failed;
-        continue;
-      }
-      if (!summary.best || r.seconds < summary.best->seconds) summary.best = r;
-    }
-    summary.failed += failed;
-    ++batch_index;
-    fmt::print(progress, "[tune] {}: {}/{} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s{}\n", kernel.name,
-               summary.measured, options.trials, summary.best ? describe_time(*summary.best, dag->flop_count()) : "none yet", batch_index,
-               batch.size(), measurer.build_seconds() - build_before, measurer.run_seconds() - run_before,
-               failed ? fmt::format(", {} failed", failed) : "");
-    progress.flush();
+  TuningTask task(kernel, measurer, cache, options);
+  while (!task.budget_spent() && task.run_round(options.batch_size, progress) > 0) {
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const TuneSummary& summary = task.summary();
   fmt::print(progress, "[tune] {}: done, {} trials in {:.1f} s ({} failed)\n", kernel.name, summary.measured, total, summary.failed);
   return summary;
 }

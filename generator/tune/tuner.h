@@ -1,10 +1,16 @@
-// Tuning one kernel: propose schedules, measure them in batches, append every record to the
-// cache as soon as it is measured (an interrupted run loses none of its finished records), and
-// report progress after each batch.
+// Tuning one kernel: rounds in which its search policy proposes schedules, the measurer measures
+// them, every record is appended to the cache as soon as it is measured (an interrupted run
+// loses none of its finished records), the policy learns the results, and a progress line is
+// printed.
+//
+// A TuningTask is one kernel's state between rounds, so that a task scheduler can interleave
+// the rounds of several kernels; tune_kernel runs one task's rounds until its budget is spent.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,26 +18,56 @@
 #include "lang/program.h"
 #include "measure/measurer.h"
 #include "records/cache.h"
+#include "tune/search_policy.h"
 
 namespace ansor {
-
-// Random: programs sampled from the sketches of the derivation rules, annotated at random.
-enum class SearchPolicy { Random };
 
 struct TuneOptions {
   int trials = 64;
   int batch_size = 16;
   uint64_t seed = 0;
-  SearchPolicy policy = SearchPolicy::Random;
+  std::string policy = "random";     // a name of search_policy_names()
   std::vector<PlantedFault> faults;  // by trial index; tests only
 };
 
 struct TuneSummary {
   int measured = 0;
   int failed = 0;
-  std::optional<Record> best;  // the fastest record of the kernel, old or new
+  std::optional<Record> best;  // the fastest usable record of the kernel, old or new
 };
 
+class TuningTask {
+ public:
+  // Makes the task's policy (std::invalid_argument for an unknown one) and hands it what the
+  // cache already holds for the kernel on the measurer's target and compiler. The kernel, the
+  // measurer and the cache must outlive the task.
+  TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options);
+
+  // Measures up to n new schedules (fewer when the budget has less left) and prints a progress
+  // line. Returns how many were measured: 0 when the policy has no new schedule to offer.
+  int run_round(int n, std::ostream& progress);
+
+  bool budget_spent() const { return summary_.measured >= options_.trials; }
+  int trials_left() const { return std::max(0, options_.trials - summary_.measured); }
+  const TuneSummary& summary() const { return summary_; }
+  const SearchPolicy& policy() const { return *policy_; }
+
+ private:
+  void load_known(const TuningCache& cache);
+  void consider_best(const Record& r);
+
+  const Kernel& kernel_;
+  std::shared_ptr<const ComputeDAG> dag_;
+  Measurer& measurer_;
+  const TuningCache& cache_;
+  TuneOptions options_;
+  std::unique_ptr<SearchPolicy> policy_;
+  TuneSummary summary_;
+  int rounds_ = 0;
+};
+
+// Rounds of options.batch_size until options.trials are measured or the policy runs out of new
+// schedules; then a closing line.
 TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, const TuneOptions& options,
                         std::ostream& progress);
 

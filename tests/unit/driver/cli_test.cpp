@@ -3,11 +3,15 @@
 #include "driver/cli.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "measure/target.h"
+#include "records/cache.h"
+#include "schedule/steps.h"
 #include "test_support.h"
 
 namespace ansor {
@@ -175,6 +179,85 @@ TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
   std::string text((std::istreambuf_iterator<char>(source)), {});
   EXPECT_EQ(text.find("system("), std::string::npos);
   EXPECT_NE(text.find("schedule: default"), std::string::npos);
+}
+
+TEST_F(CliTest, TuneRefusesAnUnknownPolicyNamingTheKnownOnes) {
+  fs::path cache = dir_ / "cache";
+  EXPECT_EQ(run({"tune", write("k.def", kGood), "--cache", cache.string(), "--policy", "annealing"}), 2);
+  // Tests may register policies of their own: the list holds at least the built-in one.
+  EXPECT_NE(err_.str().find("unknown search policy 'annealing'; the policies are: "), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find("random"), std::string::npos) << err_.str();
+  EXPECT_FALSE(fs::exists(cache));
+}
+
+TEST_F(CliTest, TuneChecksKernelNamesBeforeTuningAny) {
+  fs::path cache = dir_ / "cache";
+  EXPECT_EQ(run({"tune", write("k.def", kGood), "--cache", cache.string(), "--kernel", "add1", "--kernel", "nope", "--trials", "1"}), 2);
+  EXPECT_NE(err_.str().find("no kernel named 'nope'"), std::string::npos) << err_.str();
+  EXPECT_EQ(out_.str().find("[tune]"), std::string::npos) << out_.str();
+  EXPECT_TRUE(!fs::exists(cache) || fs::is_empty(cache));
+}
+
+TEST_F(CliTest, AKernelsOwnGpuTargetIsRefusedBeforeAnythingIsWritten) {
+  std::string def =
+      write("k.def", std::string(kGood) + "kernel g (target = \"cuda:sm_80\") {\n  X = input f32[4]\n  Y[i:4] = X[i] * 2.0\n}\n");
+  fs::path out = dir_ / "out";
+  EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive"}), 1);
+  EXPECT_NE(err_.str().find("kernel 'g': cannot emit kernels for 'cuda:sm_80': CUDA code generation is not implemented yet"),
+            std::string::npos)
+      << err_.str();
+  EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string()}), 1);
+  EXPECT_NE(err_.str().find("CUDA code generation is not implemented yet"), std::string::npos) << err_.str();
+  EXPECT_FALSE(fs::exists(out));
+  // The other kernels, emitted alone, are unaffected.
+  EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive", "--kernel", "add1"}), 0) << err_.str();
+}
+
+TEST_F(CliTest, TuneUsesAKernelsOwnTarget) {
+  ::setenv("ANSOR_MEASURE_WORKER", ANSOR_TEST_WORKER, 1);
+  std::string host = detect_host(make_kernel_compiler()).to_string();
+  std::string def = write("own.def", "kernel own (target = \"" + host + "\") {\n  X = input f32[8]\n  Y[i:8] = X[i] + 1\n}\n");
+  fs::path cache = dir_ / "cache";
+  constexpr const char* kRunTarget = "cpu:x86_64:testcpu:avx2:t1";
+  ASSERT_EQ(run({"tune", def, "--cache", cache.string(), "--target", kRunTarget, "--trials", "2", "--batch", "2", "--min-seconds",
+                 "0.001"}),
+            0)
+      << err_.str() << out_.str();
+  EXPECT_NE(out_.str().find("[tune] own: 2 trials on " + host), std::string::npos) << out_.str();
+  TuningCache records(cache.string());
+  TuningCache::Loaded loaded = records.load(host);
+  ASSERT_EQ(loaded.records.size(), 2u);
+  for (const Record& r : loaded.records) EXPECT_EQ(r.target, host);
+  EXPECT_FALSE(fs::exists(records.file_for(kRunTarget)));
+}
+
+TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
+  std::string def = write("k.def", kGood);
+  constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
+  auto dag = test::dag_of(test::parse(kGood), "add1");
+  auto record = [&](double seconds, int64_t split) {
+    Record r;
+    r.workload_key = dag->workload_key();
+    r.dag = dag->canonical_text();
+    r.kernel = "add1";
+    r.target = kTarget;
+    r.compiler = make_kernel_compiler().identity();
+    r.steps = {std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{split})};
+    r.seconds = seconds;
+    r.repeats = 3;
+    return r;
+  };
+  fs::path cache = dir_ / "cache";
+  TuningCache(cache.string()).append(record(1e-3, 0));  // an undecided split length: replays, cannot lower
+  TuningCache(cache.string()).append(record(2e-3, 3));
+  fs::path out = dir_ / "out";
+  ASSERT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--kernel", "add1", "--target", kTarget}), 0)
+      << err_.str();
+  EXPECT_NE(out_.str().find("add1: tuned record, 2.000 ms"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("a tuned record (1.000 ms) does not lower and is passed over"), std::string::npos) << out_.str();
+  std::ifstream source(out / "lib_add1.cpp");
+  std::string text((std::istreambuf_iterator<char>(source)), {});
+  EXPECT_NE(text.find("schedule: tuned"), std::string::npos);
 }
 
 TEST_F(CliTest, LowerPrintsTheLoopProgram) {

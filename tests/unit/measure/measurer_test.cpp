@@ -31,13 +31,13 @@ class MeasurerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5, double min_seconds = 0.01) {
+  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5, double min_seconds = 0.01, std::string lock_dir = "") {
     KernelCompiler compiler = make_kernel_compiler();
     MeasureOptions options;
     options.min_seconds = min_seconds;
     options.run_timeout_seconds = run_timeout;
     options.worker_path = ANSOR_TEST_WORKER;
-    options.lock_dir = dir_.string();
+    options.lock_dir = lock_dir.empty() ? dir_.string() : lock_dir;
     options.build.runtime_include = default_runtime_include();
     options.build.work_dir = (dir_ / "work").string();
     return std::make_unique<Measurer>(compiler, detect_host(compiler), options);
@@ -86,6 +86,19 @@ TEST_F(MeasurerTest, PlantedFaultsBecomeRecordsOfTheirKind) {
     EXPECT_EQ(r.target, measurer->target().to_string());
   }
   EXPECT_EQ(records[0].steps.size(), tiled().steps().size());
+}
+
+TEST_F(MeasurerTest, AMeasurementLockThatCannotBeTakenIsAnError) {
+  // Tests run as root, so an unwritable directory is a path under a regular file.
+  auto measurer = make_measurer(3, 0.01, "/dev/null/locks");
+  try {
+    measurer->measure({{"mm", tiled(), PlantedFault::None}});
+    FAIL() << "measured without the lock";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/null/locks/ansor-measure-"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Not a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(measurer->built(), 0);
 }
 
 TEST_F(MeasurerTest, TuningFinishesItsBudgetDespiteFaults) {

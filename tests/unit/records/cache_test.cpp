@@ -1,6 +1,5 @@
 // The tuning cache: whole-line appends that survive kill -9 and concurrent writers, reads that
-// skip torn, garbage, foreign and hostile lines with a warning naming file and line, and
-// best-record queries that only return records that replay.
+// skip torn, garbage, foreign and hostile lines with a warning naming file and line.
 #include "records/cache.h"
 
 #include <gtest/gtest.h>
@@ -156,31 +155,6 @@ TEST_F(CacheTest, KillNineDuringAppendsLosesNothingFinished) {
   EXPECT_GE(loaded.records.size(), finished_before_last_kill);
   EXPECT_LE(loaded.warnings.size(), 12u);
   for (const std::string& w : loaded.warnings) EXPECT_NE(w.find("skipped"), std::string::npos);
-}
-
-TEST_F(CacheTest, BestRecordsReplayAndSkipThoseThatDoNot) {
-  std::vector<Record> records = {
-      record(3e-3),
-      record(1e-3, {std::make_shared<SplitStep>(9, 0, std::vector<int64_t>{2})}),  // no stage 9: does not apply
-      record(2e-3, {std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{4})}),
-  };
-  Record failed = record(0.5e-3);
-  failed.error = MeasureError::WrongResult;
-  records.push_back(failed);
-  Record other_compiler = record(0.1e-3);
-  other_compiler.compiler = "g++ (test) -O2";
-  records.push_back(other_compiler);
-  Record other_workload = record(0.1e-3);
-  other_workload.workload_key = "ffffffffffffffffffffffffffffffff";
-  records.push_back(other_workload);
-  std::vector<std::string> warnings;
-  std::vector<ReplayedRecord> best = best_records(records, dag_, kCompiler, 2, warnings);
-  ASSERT_EQ(best.size(), 2u);
-  EXPECT_DOUBLE_EQ(best[0].record.seconds, 2e-3);
-  EXPECT_EQ(best[0].state.stage(2).leaves.size(), 4u);  // i split in two
-  EXPECT_DOUBLE_EQ(best[1].record.seconds, 3e-3);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("does not apply"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,62 @@
+// Which records of a cache are valid, usable records of one tuning task: the one rule that the
+// tuner (schedules already tried, best so far) and the emitter (best records) both apply.
+//
+// A record belongs to the task when it has the task's workload key and canonical DAG text, its
+// target and its compiler identity. It is usable when it also succeeded, with a positive finite
+// time, and its steps replay on the DAG. Records store and replay; they do not lower: whether a
+// replayed schedule lowers is for whoever lowers it (the emitter) to find out.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dag/compute_dag.h"
+#include "records/record.h"
+#include "schedule/state.h"
+
+namespace ansor {
+
+// What a task's records must match.
+struct RecordScope {
+  std::shared_ptr<const ComputeDAG> dag;
+  std::string target;    // Target::to_string()
+  std::string compiler;  // KernelCompiler::identity()
+};
+
+// Why a record is not usable, in the order the checks run.
+enum class RecordRejection : uint8_t { OtherWorkload, OtherDag, OtherTarget, OtherCompiler, DoesNotReplay, Failed, NoTime };
+
+std::string_view rejection_name(RecordRejection r);
+
+struct RecordCheck {
+  std::optional<RecordRejection> rejection;  // nullopt: usable
+  std::optional<State> state;                // the replayed schedule: the record belongs to the task and replays
+  std::string detail;                        // why it does not replay
+
+  bool usable() const { return !rejection; }
+};
+
+// The result checks alone (succeeded, with a positive finite time): for records just measured
+// for the task, which belong to it by construction.
+std::optional<RecordRejection> result_rejection(const Record& record);
+
+// Every check; replays only records that belong to the scope. A record that belongs and
+// replays but failed (or has no time) still has its state: its schedule was tried.
+RecordCheck check_record(const Record& record, const RecordScope& scope);
+
+// A usable record with its replayed schedule.
+struct ReplayedRecord {
+  Record record;
+  State state;
+};
+
+// The k fastest usable records, fastest first. Records that belong to the scope and succeeded
+// but do not replay are skipped with a warning.
+std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const RecordScope& scope, size_t k,
+                                         std::vector<std::string>& warnings);
+
+}  // namespace ansor

@@ -1,0 +1,125 @@
+// The record filter: each reason a record is not a usable record of a task, the replayed state
+// of records that belong to the task (failed ones too, for the tuner's set of tried schedules),
+// and the k-best query that the emitter uses.
+#include "records/record_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "schedule/steps.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
+constexpr const char* kCompiler = "clang++ (test) -O3";
+
+class RecordFilterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dag_ = test::dag_of(test::parse("kernel k { A = input f32[16, 8]\n B = input f32[8, 12]\n C = matmul(A, B) }"), "k");
+    scope_ = {dag_, kTarget, kCompiler};
+  }
+
+  Record record(double seconds, std::vector<StepPtr> steps = {}) const {
+    Record r;
+    r.workload_key = dag_->workload_key();
+    r.dag = dag_->canonical_text();
+    r.kernel = "k";
+    r.target = kTarget;
+    r.compiler = kCompiler;
+    r.steps = std::move(steps);
+    r.seconds = seconds;
+    r.repeats = 3;
+    return r;
+  }
+
+  static StepPtr split_i() { return std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{4}); }
+
+  std::optional<RecordRejection> rejection_of(const Record& r) const { return check_record(r, scope_).rejection; }
+
+  std::shared_ptr<const ComputeDAG> dag_;
+  RecordScope scope_;
+};
+
+TEST_F(RecordFilterTest, AUsableRecordReplaysIntoItsState) {
+  RecordCheck check = check_record(record(1e-3, {split_i()}), scope_);
+  EXPECT_TRUE(check.usable());
+  ASSERT_TRUE(check.state.has_value());
+  EXPECT_EQ(check.state->stage(2).leaves.size(), 4u);  // i split in two
+}
+
+TEST_F(RecordFilterTest, EachRejectionReason) {
+  Record other_workload = record(1e-3);
+  other_workload.workload_key = "ffffffffffffffffffffffffffffffff";
+  EXPECT_EQ(rejection_of(other_workload), RecordRejection::OtherWorkload);
+
+  Record other_dag = record(1e-3);  // a hash collision, or a hand-edited line
+  other_dag.dag += " ";
+  EXPECT_EQ(rejection_of(other_dag), RecordRejection::OtherDag);
+
+  Record other_target = record(1e-3);
+  other_target.target = "cpu:x86_64:othercpu:avx2:t2";
+  EXPECT_EQ(rejection_of(other_target), RecordRejection::OtherTarget);
+
+  Record other_compiler = record(1e-3);
+  other_compiler.compiler = "g++ (test) -O2";
+  EXPECT_EQ(rejection_of(other_compiler), RecordRejection::OtherCompiler);
+
+  RecordCheck no_replay = check_record(record(1e-3, {std::make_shared<SplitStep>(9, 0, std::vector<int64_t>{2})}), scope_);
+  EXPECT_EQ(no_replay.rejection, RecordRejection::DoesNotReplay);
+  EXPECT_FALSE(no_replay.state.has_value());
+  EXPECT_FALSE(no_replay.detail.empty());
+
+  Record failed = record(1e-3, {split_i()});
+  failed.error = MeasureError::Crash;
+  RecordCheck failed_check = check_record(failed, scope_);
+  EXPECT_EQ(failed_check.rejection, RecordRejection::Failed);
+  EXPECT_TRUE(failed_check.state.has_value()) << "a failed schedule was still tried";
+
+  for (double seconds : {0.0, -1e-3, std::numeric_limits<double>::infinity(), std::nan("")})
+    EXPECT_EQ(rejection_of(record(seconds)), RecordRejection::NoTime) << seconds;
+  EXPECT_EQ(result_rejection(record(0.0)), RecordRejection::NoTime);
+  EXPECT_FALSE(result_rejection(record(1e-3)).has_value());
+}
+
+TEST_F(RecordFilterTest, IdentityIsCheckedBeforeReplaying) {
+  Record foreign = record(1e-3, {std::make_shared<SplitStep>(9, 0, std::vector<int64_t>{2})});
+  foreign.compiler = "g++ (test) -O2";
+  RecordCheck check = check_record(foreign, scope_);
+  EXPECT_EQ(check.rejection, RecordRejection::OtherCompiler);
+  EXPECT_FALSE(check.state.has_value());
+}
+
+TEST_F(RecordFilterTest, BestRecordsAreTheFastestUsableOnesAndSkipThoseThatDoNotReplay) {
+  std::vector<Record> records = {
+      record(3e-3),
+      record(1e-3, {std::make_shared<SplitStep>(9, 0, std::vector<int64_t>{2})}),  // no stage 9: does not apply
+      record(2e-3, {split_i()}),
+  };
+  Record failed = record(0.5e-3);
+  failed.error = MeasureError::WrongResult;
+  records.push_back(failed);
+  Record other_compiler = record(0.1e-3);
+  other_compiler.compiler = "g++ (test) -O2";
+  records.push_back(other_compiler);
+  Record other_target = record(0.1e-3);
+  other_target.target = "cpu:x86_64:othercpu:avx2:t2";
+  records.push_back(other_target);
+  records.push_back(record(0.0));
+  std::vector<std::string> warnings;
+  std::vector<ReplayedRecord> best = best_records(records, scope_, 2, warnings);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_DOUBLE_EQ(best[0].record.seconds, 2e-3);
+  EXPECT_EQ(best[0].state.stage(2).leaves.size(), 4u);
+  EXPECT_DOUBLE_EQ(best[1].record.seconds, 3e-3);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("does not apply"), std::string::npos) << warnings[0];
+  EXPECT_EQ(best_records(records, scope_, 1, warnings).size(), 1u);
+}
+
+}  // namespace
+}  // namespace ansor

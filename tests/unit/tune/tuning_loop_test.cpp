@@ -1,0 +1,128 @@
+// The tuning loop drives its search policy round by round: the cache's records of the task
+// first (update), then per round propose → measure (each record appended) → update with the
+// states and their records. A scripted policy records the calls.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "schedule/steps.h"
+#include "test_support.h"
+#include "tune/search_policy.h"
+#include "tune/tuner.h"
+
+namespace ansor {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the scripted policy was asked and told, in order.
+struct PolicyLog {
+  std::vector<std::string> calls;  // "propose N" / "update N"
+  std::vector<MeasuredCandidate> updates;
+  std::vector<State> proposals;
+};
+
+// Proposes Y's loop split by 1, 2, 4, 8 in turn; then nothing.
+class ScriptedPolicy : public SearchPolicy {
+ public:
+  ScriptedPolicy(const SearchTask& task, PolicyLog& log) : dag_(task.dag), log_(log) {}
+  std::string_view name() const override { return "test-scripted"; }
+  std::vector<State> propose(int n) override {
+    log_.calls.push_back(fmt::format("propose {}", n));
+    std::vector<State> out;
+    for (; static_cast<int>(out.size()) < n && next_ < 4; ++next_) {
+      State s(dag_);
+      s.apply(std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{int64_t{1} << next_}));
+      out.push_back(s);
+      log_.proposals.push_back(s);
+    }
+    return out;
+  }
+  void update(const std::vector<MeasuredCandidate>& measured) override {
+    log_.calls.push_back(fmt::format("update {}", measured.size()));
+    log_.updates.insert(log_.updates.end(), measured.begin(), measured.end());
+  }
+
+ private:
+  std::shared_ptr<const ComputeDAG> dag_;
+  PolicyLog& log_;
+  int next_ = 0;
+};
+
+PolicyLog& scripted_log() {
+  static PolicyLog log;
+  return log;
+}
+
+class TuningLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::test_temp_dir("ansor_tuning_loop_test");
+    fs::remove_all(dir_);
+    program_ = test::parse("kernel add1 { X = input f32[8]\n Y[i:8] = X[i] + 1 }");
+    register_search_policy("test-scripted",
+                           [](const SearchTask& task) { return std::make_unique<ScriptedPolicy>(task, scripted_log()); });
+    scripted_log() = {};
+    KernelCompiler compiler = make_kernel_compiler();
+    MeasureOptions options;
+    options.min_seconds = 0.001;
+    options.worker_path = ANSOR_TEST_WORKER;
+    options.lock_dir = dir_.string();
+    options.build.runtime_include = default_runtime_include();
+    options.build.work_dir = (dir_ / "work").string();
+    measurer_ = std::make_unique<Measurer>(compiler, detect_host(compiler), options);
+  }
+  void TearDown() override {
+    measurer_.reset();
+    fs::remove_all(dir_);
+  }
+
+  TuneSummary tune(int trials, int batch, std::ostringstream& progress) {
+    TuneOptions options;
+    options.trials = trials;
+    options.batch_size = batch;
+    options.policy = "test-scripted";
+    return tune_kernel(program_.kernels[0], *measurer_, TuningCache((dir_ / "cache").string()), options, progress);
+  }
+
+  fs::path dir_;
+  Program program_;
+  std::unique_ptr<Measurer> measurer_;
+};
+
+TEST_F(TuningLoopTest, ProposeMeasureUpdatePerRound) {
+  std::ostringstream progress;
+  TuneSummary summary = tune(4, 2, progress);
+  PolicyLog& log = scripted_log();
+  EXPECT_EQ(log.calls, (std::vector<std::string>{"propose 2", "update 2", "propose 2", "update 2"}));
+  EXPECT_EQ(summary.measured, 4);
+  ASSERT_TRUE(summary.best.has_value());
+  ASSERT_EQ(log.updates.size(), 4u);
+  for (size_t i = 0; i < log.updates.size(); ++i) {
+    const MeasuredCandidate& m = log.updates[i];
+    EXPECT_EQ(m.state.signature(), log.proposals[i].signature());
+    EXPECT_TRUE(m.record.ok()) << m.record.error_message;
+    EXPECT_EQ(replay(std::make_shared<const ComputeDAG>(program_.kernels[0].dag), m.record.steps).signature(), m.state.signature());
+  }
+  EXPECT_EQ(TuningCache((dir_ / "cache").string()).load(measurer_->target().to_string()).records.size(), 4u);
+  EXPECT_NE(progress.str().find("[tune] add1: 2/4 trials, best"), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("[tune] add1: 4/4 trials"), std::string::npos) << progress.str();
+}
+
+TEST_F(TuningLoopTest, TheCachesRecordsReachThePolicyFirstAndAnEmptyProposalEndsTheLoop) {
+  std::ostringstream first, second;
+  tune(2, 2, first);
+  scripted_log() = {};
+  TuneSummary summary = tune(6, 2, second);
+  PolicyLog& log = scripted_log();
+  // The two records of the first run, then rounds until the script runs out after four.
+  EXPECT_EQ(log.calls, (std::vector<std::string>{"update 2", "propose 2", "update 2", "propose 2", "update 2", "propose 2"}));
+  EXPECT_EQ(summary.measured, 4);
+  ASSERT_TRUE(summary.best.has_value());
+  EXPECT_NE(second.str().find("no new schedules to try after 4 trials"), std::string::npos) << second.str();
+  EXPECT_EQ(TuningCache((dir_ / "cache").string()).load(measurer_->target().to_string()).records.size(), 6u);
+}
+
+}  // namespace
+}  // namespace ansor
