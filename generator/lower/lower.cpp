@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "ir/arith.h"
+#include "lower/gpu_sync.h"
 #include "lower/sym_interval.h"
 #include "schedule/iter_graph.h"
 
@@ -662,7 +663,7 @@ Stmt apply_auto_unroll(const Stmt& s, int max_steps) {
 LoweredKernel lower_state(const State& state, const std::string& function_name) {
   Lowerer lowerer(state);
   lowerer.analyze();
-  return lowerer.build_kernel(function_name);
+  return insert_gpu_barriers(lowerer.build_kernel(function_name));
 }
 
 void infer_bounds(State& state) {
