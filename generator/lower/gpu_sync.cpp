@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -87,6 +88,8 @@ struct Scope {
   bool uniform = true;                                 // every thread of the block gets here
   std::array<int64_t, 3> bound_extent = {0, 0, 0};     // per thread index, the enclosing loop's extent (0: none)
   std::unordered_set<const VarNode*> thread_vars;      // variables of enclosing thread-bound loops
+  std::array<const VarNode*, 3> bound_var = {nullptr, nullptr, nullptr};
+  std::unordered_set<const VarNode*> shadowed;         // thread loop variables whose index an inner loop binds again
 };
 
 class BarrierInserter {
@@ -141,6 +144,7 @@ class BarrierInserter {
       case StmtKind::Store: return visit_store(s, scope, out);
       case StmtKind::Allocate: {
         auto* a = s->as<AllocateNode>();
+        thread_vars_outside_[a->buffer].assign(scope.thread_vars.begin(), scope.thread_vars.end());
         return make_allocate(a->buffer, visit(a->body, scope, out));
       }
       case StmtKind::IfThenElse: return visit_if(*s->as<IfThenElseNode>(), scope, out);
@@ -162,7 +166,9 @@ class BarrierInserter {
         throw InvalidState(fmt::format("cannot lower the schedule: loop '{}' ({} threads) is nested in a loop bound to the same thread index "
                                        "with only {}",
                                        f.var->name, f.extent, enclosing));
+      if (scope.bound_var[axis]) inner.shadowed.insert(scope.bound_var[axis]);
       inner.bound_extent[axis] = f.extent;
+      inner.bound_var[axis] = f.var.get();
       inner.uniform = scope.uniform && f.extent == dims_[axis];
       inner.thread_vars.insert(f.var.get());
       return make_for(f.var, f.extent, f.for_kind, visit(f.body, inner, out), f.binding);
@@ -185,9 +191,26 @@ class BarrierInserter {
     add_shared_reads(st->value, e);
     out = Summary::of(e);
     if (!shared_.count(st->buffer)) return s;
+    require_same_for_every_thread(*st, scope);
     out.head.writes.insert(st->buffer);
     out.tail.writes.insert(st->buffer);
     return written_by_one_thread(s, scope);
+  }
+
+  // A shared buffer filled by a loop over a thread index (a cooperative fetch) inside a loop
+  // bound to the same index holds a different region for each thread when its stores read the
+  // outer loop's variable: one buffer per block cannot hold them all.
+  void require_same_for_every_thread(const StoreNode& st, const Scope& scope) const {
+    auto outside = thread_vars_outside_.find(st.buffer);
+    if (outside == thread_vars_outside_.end()) return;
+    for (const VarNode* v : outside->second) {
+      if (!scope.shadowed.count(v)) continue;
+      bool used = uses_var(st.value, v);
+      for (const Expr& i : st.indices) used = used || uses_var(i, v);
+      if (used)
+        throw InvalidState(fmt::format("cannot lower the schedule: shared buffer '{}' holds a region that depends on the thread index '{}'",
+                                       st.buffer, v->name));
+    }
   }
 
   // Threads that are not told apart by an enclosing loop would all write the same elements: only
@@ -270,6 +293,7 @@ class BarrierInserter {
   }
 
   std::set<std::string> shared_;
+  std::map<std::string, std::vector<const VarNode*>> thread_vars_outside_;  // per allocated buffer, the thread loops around it
   ThreadDims dims_ = {1, 1, 1};
   int single_thread_loops_ = 0;
 };
