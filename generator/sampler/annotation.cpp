@@ -17,6 +17,18 @@ const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
   return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
 }
 
+// The threads (threadIdx.x) that run the loops of `stage` down to leaf position `depth`, found
+// there or around the loop the stage is computed in; 0 when none is bound or its number is open.
+int64_t threads_around(const State& s, int stage, int depth) {
+  const Stage& st = s.stage(stage);
+  for (int p = 0; p <= depth; ++p) {
+    const Iterator& it = st.leaf(p);
+    if (it.annotation == IterAnnotation::ThreadX) return it.extent > 0 ? it.extent : 0;
+  }
+  if (st.location != ComputeLocation::At) return 0;
+  return threads_around(s, st.attach_stage, s.stage(st.attach_stage).leaf_position(st.attach_iter));
+}
+
 // Applies a step when it applies; a random choice that does not fit is simply not taken.
 bool try_apply(State& s, const StepPtr& step) {
   try {
@@ -95,7 +107,8 @@ void Annotator::parallelize(State& s, std::mt19937_64& rng) {
 
 void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
   static const std::vector<int64_t> kThreads = {32, 64, 128, 256, 512};
-  for (int i = 0; i < s.num_stages(); ++i) {
+  // Consumers first: a shared-memory copy is spread over the threads its consumer runs on.
+  for (int i = s.num_stages() - 1; i >= 0; --i) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
     int spatial = 0;
@@ -107,7 +120,8 @@ void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
       std::vector<int> loops(st.leaves.size());
       for (size_t p = 0; p < loops.size(); ++p) loops[p] = static_cast<int>(p);
       if (loops.size() > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
-      if (try_apply(s, std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{pick(kThreads, rng)})))
+      int64_t threads = threads_around(s, st.attach_stage, s.stage(st.attach_stage).leaf_position(st.attach_iter));
+      if (try_apply(s, std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads > 0 ? threads : pick(kThreads, rng)})))
         try_apply(s, std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
       continue;
     }

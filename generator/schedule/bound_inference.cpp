@@ -15,6 +15,11 @@ namespace {
 
 int64_t reduce_extent(const Stage& st, int root) { return st.op->reduction()->axes[root - st.num_spatial_roots()].extent; }
 
+// Loops that run as threads of one GPU block (virtual threads included).
+bool is_thread_index(IterAnnotation a) {
+  return a == IterAnnotation::ThreadX || a == IterAnnotation::ThreadY || a == IterAnnotation::ThreadZ || a == IterAnnotation::VThread;
+}
+
 }  // namespace
 
 LoopNest::LoopNest(const State& state) : state_(state), stages_(state.num_stages()) {
@@ -107,7 +112,11 @@ void LoopNest::compute_region(int s) {
   for (int p = 0; p <= pos; ++p) in.scope.push_back(stages_[t].vars[target.leaves[p]].get());
   in.local = true;
 
-  std::unordered_set<const VarNode*> fixed(in.scope.begin(), in.scope.end());
+  // A shared buffer serves every thread of a block: its region spans the loops bound to thread
+  // indices around it, as each thread's own (local) buffer does not.
+  std::unordered_set<const VarNode*> fixed;
+  for (const VarNode* v : in.scope)
+    if (st.scope != MemoryScope::Shared || !is_thread_index(binding_.at(v))) fixed.insert(v);
   std::unordered_map<const VarNode*, int64_t> relaxed;
   for (auto& [var, extent] : loop_extent_)
     if (!fixed.count(var)) relaxed[var] = extent;
@@ -151,6 +160,7 @@ void LoopNest::create_loop_vars(int s) {
   for (int leaf : st.leaves) {
     stages_[s].vars[leaf] = make_var(unique_var_name(st.iters[leaf].name));
     all_vars_.push_back(stages_[s].vars[leaf]);
+    binding_[stages_[s].vars[leaf].get()] = st.iters[leaf].annotation;
   }
 }
 

@@ -4,7 +4,8 @@
 // variable per leaf iterator, named in program order. A stage computed at the root loops over
 // its whole domain; a stage attached inside another (compute_at) loops over the region that one
 // iteration of the enclosing loops reads, an interval per dimension whose lower end is an
-// expression of those enclosing loops. From the regions follow the extents of every iterator and
+// expression of those enclosing loops (for a shared-memory stage, of those not bound to threads
+// of the block: the threads share one region). From the regions follow the extents of every iterator and
 // the value of every root axis in terms of the loops. Lowering builds statements from this;
 // the sampler and steps use the extents (infer_bounds).
 #pragma once
@@ -80,6 +81,7 @@ class LoopNest {
   RangeMap ranges_;
   std::set<std::string> used_names_;
   std::vector<Var> all_vars_;
+  std::unordered_map<const VarNode*, IterAnnotation> binding_;  // of every loop variable
 };
 
 // Sets the extent of every loop of every computed stage to what it is where the stage is
