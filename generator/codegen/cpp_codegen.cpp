@@ -243,9 +243,13 @@ class CppEmitter {
           break;
         case ExprKind::Call: {
           auto* c = e->as<CallNode>();
-          if (c->args.size() != 1) break;
-          std::string arg = broadcast(vector_value(c->args[0], v, lanes), e->dtype, lanes);
-          return {fmt::format("ansor_rt::vmap<{}, {}>({}, []({} ansor_x) {{ return {}; }})", type, lanes, arg, type,
+          std::vector<std::string> args;
+          for (const Expr& a : c->args) args.push_back(broadcast(vector_value(a, v, lanes), e->dtype, lanes));
+          // f32 has vector math (vector_math.h); f64 applies the scalar function lane by lane.
+          if (e->dtype == DType::F32)
+            return {fmt::format("ansor_rt::v{}<{}>({})", math_fn_name(c->fn), lanes, fmt::join(args, ", ")), true};
+          if (args.size() != 1) break;
+          return {fmt::format("ansor_rt::vmap<{}, {}>({}, []({} ansor_x) {{ return {}; }})", type, lanes, args[0], type,
                               math_call_text(c->fn, e->dtype, {"ansor_x"})),
                   true};
         }

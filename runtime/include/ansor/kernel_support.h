@@ -121,7 +121,7 @@ inline vec<T, N> vbroadcast(T x) {
   return v;
 }
 
-// Applies a scalar function to every lane (math functions have no vector form here).
+// Applies a scalar function to every lane (for what has no vector form: f64 math functions).
 template <class T, int N, class F>
 inline vec<T, N> vmap(vec<T, N> v, F f) {
   for (int i = 0; i < N; ++i) v[i] = f(v[i]);
@@ -137,6 +137,13 @@ template <class T, int N>
 inline vec<T, N> vmax(vec<T, N> a, vec<T, N> b) {
   return a > b ? a : b;
 }
+
+} // namespace ansor_rt
+
+// Vector forms of the math functions (vexp, verf, ...), on the vector types above.
+#include "vector_math.h"
+
+namespace ansor_rt {
 
 // ---- Wrapping integer arithmetic ------------------------------------------------------------
 // Tensor arithmetic on i32 and i64 wraps around on overflow (two's complement, as in numpy);

@@ -3,6 +3,7 @@
 // than leaving it to a hint the compiler may ignore. The compiler's own auto-vectoriser is
 // turned off, so that only the generated vector code can produce packed instructions, and the
 // same loop without the annotation is checked to produce none.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -58,6 +59,24 @@ TEST(VectorizeTest, VectorisedInnerLoopUsesPackedVectorInstructions) {
   std::string with = assembly_of(vectorized, "vectorized_mm"), without = assembly_of(plain, "scalar_mm");
   EXPECT_TRUE(std::regex_search(with, packed)) << "no packed " << registers << " arithmetic in:\n" << with.substr(0, 4000);
   EXPECT_FALSE(std::regex_search(without, packed)) << "the control kernel was vectorised by the compiler";
+}
+
+// Math functions in a vectorised loop use the runtime's vector math (vector_math.h): packed
+// arithmetic, and no per-lane libm call left.
+TEST(VectorizeTest, VectorisedMathCallsBecomePackedArithmetic) {
+  Target host = detect_host(make_kernel_compiler());
+  std::string registers = host.isa == "avx512" ? "zmm" : host.isa == "avx2" ? "[yz]mm" : "[xyz]mm";
+  std::regex packed("\\b(v?fmadd\\w*ps|v?mulps|v?addps)\\b[^\\n]*%" + registers);
+  std::regex libm_call("\\b(call|jmp)\\w*\\s+(erff?|expf?|tanhf?)\\b");
+  for (const char* fn : {"gelu", "exp", "tanh"}) {
+    auto dag = test::dag_of(test::parse(fmt::format("kernel k {{ X = input f32[4096]\n Y[i:4096] = {}(X[i]) }}", fn)), "k");
+    State state(dag);
+    state.apply(std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{16}));  // i.0, i.1
+    state.apply(std::make_shared<AnnotateStep>(1, 1, IterAnnotation::Vectorize));
+    std::string text = assembly_of(state, std::string("vectorized_") + fn);
+    EXPECT_TRUE(std::regex_search(text, packed)) << fn << ": no packed " << registers << " arithmetic in:\n" << text.substr(0, 4000);
+    EXPECT_FALSE(std::regex_search(text, libm_call)) << fn << ": a libm call is left in:\n" << text.substr(0, 4000);
+  }
 }
 
 }  // namespace
