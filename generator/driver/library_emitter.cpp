@@ -9,14 +9,13 @@
 #include <map>
 #include <stdexcept>
 
-#include "codegen/kernel_source.h"
 #include "codegen/kernel_signature.h"
-#include "lower/lower.h"
-#include "measure/target.h"
+#include "codegen/kernel_source.h"
 #include "sampler/default_schedule.h"
 #include "schedule/random_schedule.h"
 #include "support/file_util.h"
 #include "support/version.h"
+#include "target/target.h"
 
 namespace ansor {
 

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "measure/host_target.h"
+
 namespace ansor {
 
 TuningSession::TuningSession(SessionOptions options) : options_(std::move(options)) {}

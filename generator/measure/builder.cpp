@@ -10,7 +10,6 @@
 #include <stdexcept>
 
 #include "codegen/kernel_source.h"
-#include "lower/lower.h"
 #include "measure/process.h"
 #include "support/file_util.h"
 

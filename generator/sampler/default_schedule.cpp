@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lower/lower.h"
+#include "sampler/sketch_generator.h"
 #include "schedule/steps.h"
 
 namespace ansor {

@@ -12,6 +12,7 @@
 
 #include "codegen/kernel_source.h"
 #include "lang/program.h"
+#include "measure/host_target.h"
 #include "measure/measurer.h"
 #include "measure/process.h"
 #include "schedule/steps.h"
