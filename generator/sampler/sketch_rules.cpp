@@ -102,7 +102,7 @@ class AddCacheWrite final : public SketchRule {
   std::string name() const override { return "cache-write"; }
   Condition check(const SamplerContext&, const State& s, int stage) const override {
     return needs_multi_level_tiling(s, stage) && fusible_consumer(s, stage) < 0 && !s.has_attached(stage) ? Condition::Apply
-                                                                                                           : Condition::Pass;
+                                                                                                          : Condition::Pass;
   }
   Successors apply(const SamplerContext&, const State& s, int stage) const override {
     State next = s;
