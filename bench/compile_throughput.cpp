@@ -13,8 +13,8 @@
 
 #include "bench_support.h"
 #include "measure/builder.h"
+#include "measure/host_target.h"
 #include "measure/measurer.h"
-#include "measure/target.h"
 #include "sampler/annotation.h"
 
 using namespace ansor;

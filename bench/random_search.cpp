@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "bench_support.h"
+#include "measure/host_target.h"
 #include "measure/measurer.h"
 #include "tune/tuner.h"
 

@@ -9,7 +9,7 @@
 
 #include "dag/compute_dag.h"
 #include "lower/lowered_kernel.h"
-#include "measure/target.h"
+#include "target/target.h"
 #include "schedule/state.h"
 
 namespace ansor {

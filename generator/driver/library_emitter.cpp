@@ -13,12 +13,12 @@
 #include "codegen/code_generator.h"
 #include "codegen/kernel_signature.h"
 #include "lower/lower.h"
-#include "measure/target.h"
 #include "sampler/default_schedule.h"
 #include "schedule/random_schedule.h"
 #include "support/file_util.h"
 #include "support/stable_hash.h"
 #include "support/version.h"
+#include "target/target.h"
 
 namespace ansor {
 

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "measure/host_target.h"
 #include "support/file_name.h"
 
 namespace ansor {

@@ -13,8 +13,8 @@
 
 #include "measure/builder.h"
 #include "measure/process.h"
-#include "measure/target.h"
 #include "records/record.h"
+#include "target/target.h"
 
 namespace ansor {
 

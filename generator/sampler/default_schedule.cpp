@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sampler/sketch_generator.h"
 #include "schedule/bound_inference.h"
 #include "schedule/steps.h"
 

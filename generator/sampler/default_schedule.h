@@ -4,7 +4,10 @@
 // sound everywhere, never measured.
 #pragma once
 
-#include "sampler/sketch_generator.h"
+#include <memory>
+
+#include "sampler/sampler_context.h"
+#include "schedule/state.h"
 
 namespace ansor {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "measure/target.h"
+#include "target/target.h"
 
 namespace ansor {
 

@@ -14,12 +14,6 @@ namespace {
 using Condition = SketchRule::Condition;
 using Successors = std::vector<std::pair<State, int>>;
 
-bool has_attached(const State& s, int stage) {
-  for (const Stage& st : s.stages())
-    if (st.location == ComputeLocation::At && st.attach_stage == stage) return true;
-  return false;
-}
-
 // The tiling structure of the target: SSRSRS on CPUs, SSSRRSRS on GPUs (block, virtual thread,
 // thread, then serial levels).
 std::string tiling_structure(const SamplerContext& ctx) { return ctx.gpu ? "SSSRRSRS" : "SSRSRS"; }
@@ -52,7 +46,7 @@ class AlwaysInline final : public SketchRule {
   Condition check(const SamplerContext&, const State& s, int stage) const override {
     const Stage& st = s.stage(stage);
     bool inline_it = !st.is_placeholder() && st.location == ComputeLocation::Root && is_strictly_inlinable(*st.op) &&
-                     !s.is_kernel_output(stage) && !s.readers(stage).empty() && !has_attached(s, stage);
+                     !s.is_kernel_output(stage) && !s.readers(stage).empty() && !s.has_attached(stage);
     return inline_it ? Condition::ApplyAndSkipRest : Condition::Pass;
   }
   Successors apply(const SamplerContext&, const State& s, int stage) const override {
@@ -107,8 +101,8 @@ class AddCacheWrite final : public SketchRule {
  public:
   std::string name() const override { return "cache-write"; }
   Condition check(const SamplerContext&, const State& s, int stage) const override {
-    return needs_multi_level_tiling(s, stage) && fusible_consumer(s, stage) < 0 && !has_attached(s, stage) ? Condition::Apply
-                                                                                                           : Condition::Pass;
+    return needs_multi_level_tiling(s, stage) && fusible_consumer(s, stage) < 0 && !s.has_attached(stage) ? Condition::Apply
+                                                                                                          : Condition::Pass;
   }
   Successors apply(const SamplerContext&, const State& s, int stage) const override {
     State next = s;

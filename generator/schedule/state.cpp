@@ -30,6 +30,12 @@ bool State::is_kernel_output(int stage) const {
   return false;
 }
 
+bool State::has_attached(int stage) const {
+  for (const Stage& st : stages_)
+    if (st.location == ComputeLocation::At && st.attach_stage == stage) return true;
+  return false;
+}
+
 std::vector<int> State::readers(int stage) const {
   std::vector<int> out;
   const std::string& name = stages_[stage].op->name;

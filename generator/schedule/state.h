@@ -39,6 +39,8 @@ class State {
   // The stages that use the stage's values: its readers, with inlined readers replaced by
   // their own consumers.
   std::vector<int> consumers(int stage) const;
+  // Whether any stage is computed at (attached to) a loop of the stage.
+  bool has_attached(int stage) const;
 
   // Inserts a stage at `position`, shifting the stages after it (and attachments to them).
   void insert_stage(int position, Stage stage);

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "lang/builtins/common.h"
+#include "lang/builtins/builtin.h"
 
 namespace ansor {
 

@@ -1,6 +1,7 @@
 // Steps that annotate without changing the loop structure: annotate, pragma, storage_align.
 #include <fmt/format.h>
 
+#include "schedule/steps.h"
 #include "schedule/steps/step_util.h"
 
 namespace ansor {

@@ -1,6 +1,7 @@
 // Steps that move a stage: compute_at, compute_inline, compute_root.
 #include <fmt/format.h>
 
+#include "schedule/steps.h"
 #include "schedule/steps/step_util.h"
 
 namespace ansor {
@@ -58,7 +59,7 @@ void ComputeInlineStep::apply_to(State& state) const {
   Stage& st = movable_stage(state, stage, "compute_inline");
   if (st.op->reduction()) throw StepError(fmt::format("compute_inline: '{}' is a reduction", st.op->name));
   if (state.is_kernel_output(stage)) throw StepError(fmt::format("compute_inline: '{}' is an output of the kernel", st.op->name));
-  if (has_attached(state, stage)) throw StepError(fmt::format("compute_inline: stages are computed inside '{}'", st.op->name));
+  if (state.has_attached(stage)) throw StepError(fmt::format("compute_inline: stages are computed inside '{}'", st.op->name));
   st.location = ComputeLocation::Inlined;
   st.attach_stage = st.attach_iter = -1;
 }

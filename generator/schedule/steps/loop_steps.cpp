@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "schedule/steps.h"
 #include "schedule/steps/step_util.h"
 
 namespace ansor {

@@ -6,6 +6,7 @@
 
 #include "ir/arith.h"
 #include "schedule/iter_graph.h"
+#include "schedule/steps.h"
 #include "schedule/steps/step_util.h"
 
 namespace ansor {
@@ -86,7 +87,7 @@ void CacheWriteStep::apply_to(State& state) const {
   Stage& st = loop_stage(state, stage, "cache_write");
   if (!untransformed(st) || st.location != ComputeLocation::Root)
     throw StepError(fmt::format("cache_write: '{}' must be untransformed and computed at the root", st.op->name));
-  if (has_attached(state, stage)) throw StepError(fmt::format("cache_write: stages are computed inside '{}'", st.op->name));
+  if (state.has_attached(stage)) throw StepError(fmt::format("cache_write: stages are computed inside '{}'", st.op->name));
   const Operation& op = *st.op;
   std::string name = unique_stage_name(state, op.name + "." + std::string(memory_scope_name(scope)));
   auto cache_op = std::make_shared<Operation>(op);
@@ -116,7 +117,7 @@ void RfactorStep::apply_to(State& state) const {
   const Operation& op = *st.op;
   const ReduceNode* red = op.reduction();
   if (!red) throw StepError(fmt::format("rfactor: '{}' is not a reduction", op.name));
-  if (st.location != ComputeLocation::Root || has_attached(state, stage))
+  if (st.location != ComputeLocation::Root || state.has_attached(stage))
     throw StepError(fmt::format("rfactor: '{}' must be computed at the root with nothing inside it", op.name));
   int n = st.num_spatial_roots();
   for (const IterRelation& rel : st.relations)

@@ -1,6 +1,7 @@
 // Step kinds by name, and steps from record JSON with every field checked.
 #include <fmt/format.h>
 
+#include "schedule/steps.h"
 #include "schedule/steps/step_util.h"
 
 namespace ansor {

@@ -67,12 +67,6 @@ void move_attachments(State& state, int stage, const std::vector<int>& from, int
   }
 }
 
-bool has_attached(const State& state, int stage) {
-  for (const Stage& st : state.stages())
-    if (st.location == ComputeLocation::At && st.attach_stage == stage) return true;
-  return false;
-}
-
 void invalidate_extents(Stage& stage) {
   for (int i = 0; i < static_cast<int>(stage.iters.size()); ++i)
     if (i >= stage.num_roots || i < stage.num_spatial_roots()) stage.iters[i].extent = -1;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "schedule/state.h"
-#include "schedule/steps.h"
+#include "schedule/step.h"
 
 namespace ansor::step_util {
 
@@ -21,8 +21,6 @@ void split_loop(State& state, int stage, int iter, const std::vector<int64_t>& l
 
 // Stages attached at any of `from` (iterators of `stage`) move to iterator `to`.
 void move_attachments(State& state, int stage, const std::vector<int>& from, int to);
-// Whether anything is attached to the stage.
-bool has_attached(const State& state, int stage);
 // Marks the extents of the stage's iterators as unknown until bounds are inferred again.
 void invalidate_extents(Stage& stage);
 

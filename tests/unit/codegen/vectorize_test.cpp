@@ -14,6 +14,7 @@
 #include "codegen/code_generator.h"
 #include "lower/lower.h"
 #include "lang/program.h"
+#include "measure/host_target.h"
 #include "measure/measurer.h"
 #include "measure/process.h"
 #include "schedule/steps.h"

@@ -9,7 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "measure/target.h"
+#include "measure/host_target.h"
+#include "target/target.h"
 #include "records/cache.h"
 #include "schedule/steps.h"
 #include "test_support.h"

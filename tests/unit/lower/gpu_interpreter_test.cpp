@@ -15,7 +15,7 @@
 #include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
-#include "measure/target.h"
+#include "target/target.h"
 #include "sampler/annotation.h"
 #include "schedule/steps.h"
 #include "test_support.h"

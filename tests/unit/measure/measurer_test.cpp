@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lang/program.h"
+#include "measure/host_target.h"
 #include "sampler/annotation.h"
 #include "sampler/sketch_generator.h"
 #include "schedule/random_schedule.h"

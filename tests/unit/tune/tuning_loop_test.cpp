@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "measure/host_target.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 #include "tune/search_policy.h"

@@ -1,5 +1,6 @@
 // Targets: the machine kernels are tuned for, as a stable readable string, and when records
-// tuned for one target may be used for another.
+// tuned for one target may be used for another. Detecting the host needs the kernel compiler:
+// that is measure/host_target.h.
 //
 // CPU targets are named by what `-march=native` means to the kernel compiler (the CPU model and
 // its widest vector ISA) and by the thread count, e.g. `cpu:x86_64:rocketlake:avx512:t2`. Cache
@@ -9,8 +10,6 @@
 
 #include <cstdint>
 #include <string>
-
-#include "measure/compiler.h"
 
 namespace ansor {
 
@@ -35,12 +34,5 @@ struct Target {
 
 // Parses a target string; throws std::invalid_argument naming what is wrong.
 Target parse_target(const std::string& text);
-
-// The host as the kernel compiler targets it with its flags (-march=native), using `threads`
-// threads (0: the runtime's default, ANSOR_NUM_THREADS or all cores).
-Target detect_host(const KernelCompiler& compiler, int threads = 0);
-
-// "host" resolves to the host; anything else is parsed.
-Target resolve_target(const std::string& text, const KernelCompiler& compiler);
 
 }  // namespace ansor
