@@ -101,29 +101,9 @@ class BarrierInserter {
 
   // Outside blocks: finds the blocks.
   Stmt rewrite(const Stmt& s) {
-    switch (s->kind) {
-      case StmtKind::For: {
-        auto* f = s->as<ForNode>();
-        if (binds_gpu_index(*f)) return rewrite_block(s);
-        return make_for(f->var, f->extent, f->for_kind, rewrite(f->body), f->binding);
-      }
-      case StmtKind::Allocate: {
-        auto* a = s->as<AllocateNode>();
-        return make_allocate(a->buffer, rewrite(a->body));
-      }
-      case StmtKind::IfThenElse: {
-        auto* i = s->as<IfThenElseNode>();
-        return std::make_shared<IfThenElseNode>(i->cond, rewrite(i->then_case), i->else_case ? rewrite(i->else_case) : nullptr);
-      }
-      case StmtKind::Seq: {
-        std::vector<Stmt> out;
-        for (const Stmt& x : s->as<SeqNode>()->stmts) out.push_back(rewrite(x));
-        return make_seq(std::move(out));
-      }
-      case StmtKind::Store:
-      case StmtKind::Barrier: return s;
-    }
-    return s;
+    auto* f = s->as<ForNode>();
+    if (f && binds_gpu_index(*f)) return rewrite_block(s);
+    return map_children(s, [this](const Stmt& x) { return rewrite(x); });
   }
 
  private:

@@ -64,33 +64,6 @@ Stmt auto_unroll(const Stmt& s, int max_steps, int64_t& steps) {
   return s;
 }
 
-// Rebuilds s with `rewrite` applied to every child statement (not to s itself).
-template <class F>
-Stmt map_children(const Stmt& s, F&& rewrite) {
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto* f = s->as<ForNode>();
-      return make_for(f->var, f->extent, f->for_kind, rewrite(f->body), f->binding);
-    }
-    case StmtKind::Allocate: {
-      auto* a = s->as<AllocateNode>();
-      return make_allocate(a->buffer, rewrite(a->body));
-    }
-    case StmtKind::IfThenElse: {
-      auto* i = s->as<IfThenElseNode>();
-      return make_if(i->cond, rewrite(i->then_case), i->else_case ? rewrite(i->else_case) : nullptr);
-    }
-    case StmtKind::Seq: {
-      std::vector<Stmt> out;
-      for (auto& x : s->as<SeqNode>()->stmts) out.push_back(rewrite(x));
-      return make_seq(std::move(out));
-    }
-    case StmtKind::Store:
-    case StmtKind::Barrier: return s;
-  }
-  return s;
-}
-
 // Statements of s as written out (loops count once plus their body).
 int64_t written_statements(const Stmt& s, int64_t cap) {
   switch (s->kind) {

@@ -4,6 +4,7 @@
 // multi-dimensional indices in the buffer's own coordinates; code generators flatten them.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,5 +105,9 @@ namespace ansor {
 
 // Replaces variables in every expression of s.
 Stmt substitute(const Stmt& s, const VarMap& map);
+
+// s rebuilt with `rewrite` applied to each of its child statements (not to s itself): the
+// recursion of passes that change only some kinds of statements.
+Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite);
 
 }  // namespace ansor

@@ -16,6 +16,7 @@
 #include "lang/program.h"
 #include "lower/interpreter.h"
 #include "lower/lowered_kernel.h"
+#include "records/record.h"
 
 namespace ansor::test {
 
@@ -61,6 +62,21 @@ inline std::vector<std::vector<double>> packed_args(const LoweredKernel& k, cons
     if (const LoweredKernel* packer = k.find_packer(b.name)) args[i] = pack_input(*packer, plain[i]);
   }
   return args;
+}
+
+// A successful record of kernel `k` (the dag's kernel) measured at `seconds` per call.
+inline Record make_record(const ComputeDAG& dag, const std::string& target, const std::string& compiler, double seconds,
+                          std::vector<StepPtr> steps = {}) {
+  Record r;
+  r.workload_key = dag.workload_key();
+  r.dag = dag.canonical_text();
+  r.kernel = "k";
+  r.target = target;
+  r.compiler = compiler;
+  r.steps = std::move(steps);
+  r.seconds = seconds;
+  r.repeats = 3;
+  return r;
 }
 
 }  // namespace ansor::test

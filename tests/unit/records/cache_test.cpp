@@ -33,16 +33,7 @@ class CacheTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   Record record(double seconds, std::vector<StepPtr> steps = {}) const {
-    Record r;
-    r.workload_key = dag_->workload_key();
-    r.dag = dag_->canonical_text();
-    r.kernel = "k";
-    r.target = kTarget;
-    r.compiler = kCompiler;
-    r.steps = std::move(steps);
-    r.seconds = seconds;
-    r.repeats = 3;
-    return r;
+    return test::make_record(*dag_, kTarget, kCompiler, seconds, std::move(steps));
   }
 
   std::string file() const { return TuningCache(dir_.string()).file_for(kTarget); }

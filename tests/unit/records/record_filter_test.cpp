@@ -25,16 +25,7 @@ class RecordFilterTest : public ::testing::Test {
   }
 
   Record record(double seconds, std::vector<StepPtr> steps = {}) const {
-    Record r;
-    r.workload_key = dag_->workload_key();
-    r.dag = dag_->canonical_text();
-    r.kernel = "k";
-    r.target = kTarget;
-    r.compiler = kCompiler;
-    r.steps = std::move(steps);
-    r.seconds = seconds;
-    r.repeats = 3;
-    return r;
+    return test::make_record(*dag_, kTarget, kCompiler, seconds, std::move(steps));
   }
 
   static StepPtr split_i() { return std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{4}); }
