@@ -10,6 +10,10 @@
 // count (without it the records go to a temporary directory). --copy-mb: the large copy, per
 // tensor (default 64).
 //
+// oneDNN's OpenMP threads spin between calls by default; on a shared, oversubscribed machine a
+// spinning thread descheduled at a barrier costs whole scheduler ticks (oneDNN then reads ~12 ms
+// for any operator). OMP_WAIT_POLICY=passive avoids that; the report says which policy ran.
+//
 // GB/s counts every argument once (bytes read + bytes written). The streaming bandwidth at a
 // working set of W bytes is the best of three copies of W/2 bytes: ansor's own copy kernel,
 // memcpy, and a copy loop split over the runtime's threads.
@@ -20,6 +24,7 @@
 #include <dnnl.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -415,14 +420,15 @@ int main(int argc, char** argv) {
   for (auto& [n, copy] : copies) time_copy(copy);
   for (Row& row : rows) row.stream_gbs = copies.at(copy_floats(row.bytes)).best_gbs();
 
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
   std::vector<Copy> copy_rows;
   for (auto& [n, copy] : copies) copy_rows.push_back(std::move(copy));
   std::string report = fmt::format(
-      "Memory-bound operators on {}, {} threads (ansor runtime; oneDNN {}.{}.{} on OpenMP set to the same), {} trials of the {} "
-      "policy per kernel, kernels built by {}. Medians; ours is packed once where the kernel has const inputs.\n\n{}\n"
+      "Memory-bound operators on {}, {} threads (ansor runtime; oneDNN {}.{}.{} on OpenMP set to the same, OMP_WAIT_POLICY={}), {} "
+      "trials of the {} policy per kernel, kernels built by {}. Medians; ours is packed once where the kernel has const inputs.\n\n{}\n"
       "Streaming copies (working set = bytes read + written):\n\n{}",
-      target, ansor_get_num_threads(), dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch, tune.trials, tune.policy,
-      compiler, table(rows), copy_table(copy_rows));
+      target, ansor_get_num_threads(), dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch,
+      wait_policy ? wait_policy : "unset", tune.trials, tune.policy, compiler, table(rows), copy_table(copy_rows));
   fmt::print("\n{}", report);
   std::filesystem::create_directories(out_dir);
   std::ofstream(std::filesystem::path(out_dir) / "memory_bound.md") << report;
