@@ -2,13 +2,17 @@
 #include "bench_support.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <random>
 #include <stdexcept>
 
 #include "measure/builder.h"
-#include "measure/measurer.h"
+#include "measure/host_target.h"
 
 namespace ansor::bench {
 
@@ -25,6 +29,28 @@ double median_seconds(const std::function<void()>& call, double min_seconds) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+std::string temp_path(const std::string& tag) {
+  return (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-{}-{}", tag, ::getpid())).string();
+}
+
+std::unique_ptr<Measurer> host_measurer(const std::string& work_dir) {
+  KernelCompiler compiler = make_kernel_compiler();
+  MeasureOptions options;
+  options.worker_path = ANSOR_BENCH_WORKER;
+  options.build.runtime_include = default_runtime_include();
+  options.build.work_dir = work_dir;
+  Target target = detect_host(compiler);
+  return std::make_unique<Measurer>(compiler, target, options);
 }
 
 Kernel load_kernel(const std::string& text, const std::string& name) {

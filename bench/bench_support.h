@@ -4,11 +4,14 @@
 
 #include <ansor/runtime.h>
 
+#include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "lang/program.h"
+#include "measure/measurer.h"
 #include "schedule/state.h"
 
 namespace ansor::bench {
@@ -30,6 +33,16 @@ kernel conv2d {
 
 // Median seconds of one call over calls adding up to at least min_seconds (and 5 calls).
 double median_seconds(const std::function<void()>& call, double min_seconds = 0.5);
+
+// n floats drawn uniformly from [-1, 1], the same for the same seed.
+std::vector<float> random_floats(size_t n, unsigned seed);
+
+// A path under the system's temporary directory named for `tag` and this process.
+std::string temp_path(const std::string& tag);
+
+// A measurer of kernels on the host (at its default thread count) with the benchmarks' worker,
+// building in work_dir.
+std::unique_ptr<Measurer> host_measurer(const std::string& work_dir);
 
 // The kernels.def text parsed; the kernel named `name`.
 Kernel load_kernel(const std::string& text, const std::string& name);

@@ -9,12 +9,10 @@
 //   bench_gemm_schedule [I1 I3 J1 J3 K1]   tile lengths (default 16 8 1 32 8)
 #include <cblas.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 
 #include "bench_support.h"
 #include "schedule/steps.h"
@@ -54,16 +52,13 @@ int main(int argc, char** argv) {
       "kernel matmul {{ A = input f32[{0}, {0}]\n B = const f32[{0}, {0}]\n C[i:{0}, j:{0}] = sum(k:{0}, A[i, k] * B[k, j]) }}", kN);
   Kernel kernel = bench::load_kernel(def, "matmul");
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
-  std::string work = (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-gemm-{}", ::getpid())).string();
+  std::string work = bench::temp_path("gemm");
   bench::LoadedKernel naive("matmul", State(dag), work);
   bench::LoadedKernel tuned("matmul", hand_schedule(dag, tiles[0], tiles[1], tiles[2], tiles[3], tiles[4]), work);
   std::filesystem::remove_all(work);
 
-  std::vector<float> a(kN * kN), b(kN * kN), c(kN * kN), reference(kN * kN), packed(tuned.info().packed_elements(1));
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  for (float& x : a) x = dist(rng);
-  for (float& x : b) x = dist(rng);
+  std::vector<float> a = bench::random_floats(kN * kN, 1), b = bench::random_floats(kN * kN, 2), c(kN * kN), reference(kN * kN),
+                     packed(tuned.info().packed_elements(1));
   tuned.info().pack(1, b.data(), packed.data());
   void* plain_args[] = {a.data(), b.data(), c.data()};
   void* packed_args[] = {a.data(), packed.data(), c.data()};

@@ -5,35 +5,23 @@
 //   bench_random_search [--trials 64,200,1000] [--kernel matmul|conv2d]... [--seed S]
 #include <cblas.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <dnnl.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <random>
 #include <sstream>
 
 #include "bench_support.h"
-#include "measure/host_target.h"
-#include "measure/measurer.h"
 #include "tune/tuner.h"
 
 using namespace ansor;
 
 namespace {
 
-std::vector<float> random_floats(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
 double time_openblas_gemm() {
   const int n = 1024;
-  std::vector<float> a = random_floats(n * n, 1), b = random_floats(n * n, 2), c(n * n);
+  std::vector<float> a = bench::random_floats(n * n, 1), b = bench::random_floats(n * n, 2), c(n * n);
   openblas_set_num_threads(ansor_get_num_threads());
   return bench::median_seconds(
       [&] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a.data(), n, b.data(), n, 0, c.data(), n); });
@@ -53,7 +41,7 @@ double time_onednn_conv() {
   convolution_forward::desc conv_desc(prop_kind::forward_inference, algorithm::convolution_direct, any(src), any(weights), any(dst),
                                       {1, 1}, {1, 1}, {1, 1});
   convolution_forward::primitive_desc pd(conv_desc, eng);
-  std::vector<float> x = random_floats(128 * 28 * 28, 3), w = random_floats(128 * 128 * 9, 4), y(128 * 28 * 28);
+  std::vector<float> x = bench::random_floats(128 * 28 * 28, 3), w = bench::random_floats(128 * 128 * 9, 4), y(128 * 28 * 28);
   memory x_mem(src_md, eng, x.data()), w_mem(w_md, eng, w.data()), y_mem(dst_md, eng, y.data());
   memory x_blocked(pd.src_desc(), eng), w_blocked(pd.weights_desc(), eng), y_blocked(pd.dst_desc(), eng);
   reorder(w_mem, w_blocked).execute(s, w_mem, w_blocked);
@@ -92,16 +80,12 @@ int main(int argc, char** argv) {
   // The vendors are timed before and after the search and the faster time is kept, so a noisy
   // minute never flatters the search.
   double vendor_before[2] = {time_openblas_gemm(), time_onednn_conv()};
-  KernelCompiler compiler = make_kernel_compiler();
-  MeasureOptions options;
-  options.worker_path = ANSOR_BENCH_WORKER;
-  options.build.runtime_include = default_runtime_include();
-  options.build.work_dir = (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-search-{}", ::getpid())).string();
-  Target target = detect_host(compiler);
-  Measurer measurer(compiler, target, options);
-  std::string cache_dir = options.build.work_dir + "-cache";
+  std::string work_dir = bench::temp_path("search");
+  std::unique_ptr<Measurer> measurer = bench::host_measurer(work_dir);
+  std::string cache_dir = work_dir + "-cache";
 
-  fmt::print("random search on {} ({} threads) with {}\n", target.to_string(), target.threads, compiler.identity());
+  fmt::print("random search on {} ({} threads) with {}\n", measurer->target().to_string(), measurer->target().threads,
+             measurer->compiler().identity());
   struct Row {
     std::string kernel;
     int trials;
@@ -116,7 +100,7 @@ int main(int argc, char** argv) {
       TuneOptions tune;
       tune.trials = budget - done;
       tune.seed = seed + static_cast<uint64_t>(done);
-      TuneSummary summary = tune_kernel(kernel, measurer, cache, tune, std::cout);
+      TuneSummary summary = tune_kernel(kernel, *measurer, cache, tune, std::cout);
       done = budget;
       rows.push_back({name, budget, summary.best ? bench::gflops(kernel.dag.flop_count(), summary.best->seconds) : 0});
     }
