@@ -96,16 +96,26 @@ class AddRfactor final : public SketchRule {
   }
 };
 
-// The stage computed inside the row loop of its last consumer: that consumer's loop over all
-// but its innermost axis, so that a normalisation's passes (reductions over a row, then the
-// elementwise pass) each read a row while it is in cache. Empty when the consumer's leading
-// loops are transformed or another consumer is computed outside that loop.
+// The position of the row loop of `target` for `op`: the loop outside the dimensions that op,
+// a reduction keeping them, reduces (its trailing extent-1 axes); for other ops the loop
+// outside the target's innermost axis. A loop further in would recompute the reduction.
+int row_position(const Operation& op, const Stage& target) {
+  int rank = static_cast<int>(op.axes.size()), first_reduced = rank;
+  if (op.reduction() && rank == target.num_spatial_roots())
+    while (first_reduced > 0 && op.axes[first_reduced - 1].extent == 1) --first_reduced;
+  return (first_reduced < rank ? first_reduced : target.num_spatial_roots() - 1) - 1;
+}
+
+// The stage computed inside the row loop of its last consumer, so that a normalisation's
+// passes (reductions over a row, then the elementwise pass) each read a row while it is in
+// cache. Empty when the consumer's leading loops are transformed or another consumer is
+// computed outside that loop.
 std::optional<State> attach_to_row(const State& s, int stage) {
   std::vector<int> consumers = s.consumers(stage);
   if (consumers.empty() || s.is_kernel_output(stage)) return std::nullopt;
   int target = *std::max_element(consumers.begin(), consumers.end());
   const Stage& t = s.stage(target);
-  int row = t.num_spatial_roots() - 2;
+  int row = row_position(*s.stage(stage).op, t);
   if (row < 0 || t.location == ComputeLocation::Inlined || static_cast<int>(t.leaves.size()) <= row) return std::nullopt;
   for (int p = 0; p <= row; ++p)
     if (t.leaves[p] != p) return std::nullopt;

@@ -52,6 +52,12 @@ kernel layer_norm {
   b = const f32[64]
   Y = layer_norm(X, g, b)
 }
+kernel layer_norm_2d {
+  X = input f32[4, 6, 64]
+  g = const f32[6, 64]
+  b = const f32[6, 64]
+  Y = layer_norm(X, g, b, axis = 1)
+}
 kernel depthwise {
   X = input f32[1, 16, 14, 14]
   W = const f32[16, 1, 3, 3]
@@ -256,6 +262,22 @@ TEST_F(SketchTest, UserRulesTakePart) {
   ASSERT_EQ(sk.size(), 1u);
   EXPECT_TRUE(derived_by(sk[0], "split-by-eight"));
   EXPECT_EQ(loops(sk[0].state, "S"), (std::vector<std::string>{"x", "i", "j.0", "j.1"}));
+}
+
+// Normalised over the last two axes: the reductions are computed per row of the outermost
+// axis, not per inner row, which would compute them again for every inner row.
+TEST_F(SketchTest, ReductionsOverSeveralAxesAreFusedAtTheRowOfAllOfThem) {
+  int fused = 0;
+  for (const Sketch& s : sketches("layer_norm_2d")) {
+    int y = s.state.find_stage("Y");
+    for (const char* reduction : {"Y.sum", "Y.sqsum"}) {
+      const Stage& st = s.state.stage(s.state.find_stage(reduction));
+      if (st.attach_stage != y) continue;
+      ++fused;
+      EXPECT_EQ(s.state.stage(y).iters[st.attach_iter].name, "i0") << reduction;
+    }
+  }
+  EXPECT_GT(fused, 0);
 }
 
 }  // namespace
