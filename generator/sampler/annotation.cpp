@@ -154,6 +154,14 @@ void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
   }
 }
 
+void Annotator::split_vector_loops(State& s, std::mt19937_64& rng) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined || !chance(rng, 0.9)) continue;
+    vectorize_innermost_axis(s, i, chance(rng, 0.5) ? ctx_.vector_lanes : 2 * ctx_.vector_lanes);
+  }
+}
+
 void Annotator::vectorize(State& s, std::mt19937_64& rng) {
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
@@ -168,8 +176,9 @@ void Annotator::vectorize(State& s, std::mt19937_64& rng) {
 void Annotator::unroll(State& s, std::mt19937_64& rng) {
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
-    if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty() || !st.op->reduction()) continue;
-    try_apply(s, std::make_shared<PragmaStep>(i, 0, pick(ctx_.unroll_steps, rng)));
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty()) continue;
+    // Reductions always get a choice; other stages mostly have a vector loop worth unrolling around.
+    if (st.op->reduction() || chance(rng, 0.5)) try_apply(s, std::make_shared<PragmaStep>(i, 0, pick(ctx_.unroll_steps, rng)));
   }
 }
 
@@ -188,6 +197,8 @@ State Annotator::annotate(const State& sketch, std::mt19937_64& rng) {
   if (ctx_.gpu) {
     bind_gpu_threads(s, rng);
   } else {
+    infer_bounds(s);
+    split_vector_loops(s, rng);
     parallelize(s, rng);
     infer_bounds(s);
     vectorize(s, rng);

@@ -25,6 +25,8 @@ class Annotator {
   void choose_compute_locations(State& s, std::mt19937_64& rng);
   void parallelize(State& s, std::mt19937_64& rng);
   void bind_gpu_threads(State& s, std::mt19937_64& rng);
+  // Splits long innermost spatial loops by one or two vectors' lanes and vectorises the lanes.
+  void split_vector_loops(State& s, std::mt19937_64& rng);
   void vectorize(State& s, std::mt19937_64& rng);
   void unroll(State& s, std::mt19937_64& rng);
   void rewrite_layouts(State& s);

@@ -36,6 +36,12 @@ std::vector<int64_t> heuristic_lengths(const State& s, const SplitStep& split, c
   return lengths;
 }
 
+int attached_stages(const State& s) {
+  int n = 0;
+  for (int i = 0; i < s.num_stages(); ++i) n += s.stage(i).location == ComputeLocation::At;
+  return n;
+}
+
 void try_apply(State& s, const StepPtr& step) {
   try {
     s.apply(step);
@@ -47,8 +53,11 @@ void try_apply(State& s, const StepPtr& step) {
 
 State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx) {
   std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::for_context(ctx));
-  // Tiles fused into their consumer at the second level are the usual best structure.
+  // Tiles fused into their consumer at the second level are the usual best structure; without
+  // tiles, the most stages computed inside others (rows fused, partial results in registers).
   const Sketch* chosen = &sketches.front();
+  for (const Sketch& sk : sketches)
+    if (attached_stages(sk.state) > attached_stages(chosen->state)) chosen = &sk;
   for (const Sketch& sk : sketches)
     for (const std::string& d : sk.derivation)
       if (d.rfind("multi-level-tiling-with-fusion", 0) == 0) chosen = &sk;
@@ -59,13 +68,18 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
     s.apply(undecided ? std::make_shared<SplitStep>(split->stage, split->iter, heuristic_lengths(s, *split, ctx)) : step);
   }
   if (ctx.gpu) return s;
+  infer_bounds(s);
+  // Two vectors per iteration of long innermost loops, before the outer loops are fused.
+  for (int i = 0; i < s.num_stages(); ++i)
+    if (!s.stage(i).is_placeholder() && s.stage(i).location != ComputeLocation::Inlined) vectorize_innermost_axis(s, i, 2 * ctx.vector_lanes);
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
     if (st.location == ComputeLocation::Root) {
       int count = 0;
       int64_t extent = 1;
-      while (count < static_cast<int>(st.leaves.size()) && st.leaf(count).kind == IterKind::Spatial && extent < ctx.parallelism * 4)
+      while (count < static_cast<int>(st.leaves.size()) && st.leaf(count).kind == IterKind::Spatial &&
+             st.leaf(count).annotation == IterAnnotation::None && extent < ctx.parallelism * 4)
         extent *= std::max<int64_t>(1, s.stage(i).leaf(count++).extent);
       if (count > 1) {
         std::vector<int> loops(count);

@@ -32,8 +32,9 @@ using SketchRulePtr = std::shared_ptr<const SketchRule>;
 
 class SketchRules {
  public:
-  // The rules of Table 1 for CPUs: always-inline, rfactor, cache write, multi-level tiling with
-  // fusion, multi-level tiling, skip.
+  // The rules of Table 1 for CPUs: always-inline, vector rfactor of an innermost reduction,
+  // rfactor, fusion into a consumer's rows, cache write, multi-level tiling with fusion,
+  // multi-level tiling, skip.
   static SketchRules cpu();
   // The GPU rules: always-inline, cross-thread reduction, cache write, shared-memory cache
   // reads, SSSRRSRS tiling with fusion, tiling, skip.
@@ -68,5 +69,15 @@ State multi_level_tiling(const State& state, int stage, const std::string& struc
 // Tiles `consumer` like the first `levels` spatial levels of a stage tiled by
 // multi_level_tiling and computes the stage inside the consumer's last loop of those levels.
 State fuse_into_consumer(const State& state, int stage, int consumer, const std::vector<int>& spatial_splits, int levels);
+
+// The lanes of a vector loop over `extent` iterations: the largest power of two that divides
+// the extent, at most max_lanes (1 for an odd extent). Vector loops of powers of two are legal
+// (lower/loop_passes.h), and dividing the extent leaves no ragged tail.
+int64_t vector_length(int64_t extent, int64_t max_lanes);
+
+// Splits the stage's innermost loop, when it is an unsplit spatial axis longer than a vector,
+// by vector_length(extent, max_lanes) and vectorises the inner part. Bounds must be inferred.
+// Returns whether it did.
+bool vectorize_innermost_axis(State& state, int stage, int64_t max_lanes);
 
 }  // namespace ansor

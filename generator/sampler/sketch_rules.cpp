@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "dag/access_analysis.h"
 #include "sampler/sketch_rule.h"
@@ -95,6 +96,105 @@ class AddRfactor final : public SketchRule {
   }
 };
 
+// The position of the row loop of `target` for `op`: the loop outside the dimensions that op,
+// a reduction keeping them, reduces (its trailing extent-1 axes); for other ops the loop
+// outside the target's innermost axis. A loop further in would recompute the reduction.
+int row_position(const Operation& op, const Stage& target) {
+  int rank = static_cast<int>(op.axes.size()), first_reduced = rank;
+  if (op.reduction() && rank == target.num_spatial_roots())
+    while (first_reduced > 0 && op.axes[first_reduced - 1].extent == 1) --first_reduced;
+  return (first_reduced < rank ? first_reduced : target.num_spatial_roots() - 1) - 1;
+}
+
+// The stage computed inside the row loop of its last consumer, so that a normalisation's
+// passes (reductions over a row, then the elementwise pass) each read a row while it is in
+// cache. Empty when the consumer's leading loops are transformed or another consumer is
+// computed outside that loop.
+std::optional<State> attach_to_row(const State& s, int stage) {
+  std::vector<int> consumers = s.consumers(stage);
+  if (consumers.empty() || s.is_kernel_output(stage)) return std::nullopt;
+  int target = *std::max_element(consumers.begin(), consumers.end());
+  const Stage& t = s.stage(target);
+  int row = row_position(*s.stage(stage).op, t);
+  if (row < 0 || t.location == ComputeLocation::Inlined || static_cast<int>(t.leaves.size()) <= row) return std::nullopt;
+  for (int p = 0; p <= row; ++p)
+    if (t.leaves[p] != p) return std::nullopt;
+  State next = s;
+  try {
+    next.apply(std::make_shared<ComputeAtStep>(stage, target, row));
+  } catch (const StepError&) {
+    return std::nullopt;
+  }
+  return next;
+}
+
+// A stage that is no tiling candidate, computed at the root.
+bool untiled_root_stage(const State& s, int stage) {
+  const Stage& st = s.stage(stage);
+  return !st.is_placeholder() && st.location == ComputeLocation::Root && !ansor::needs_multi_level_tiling(*st.op);
+}
+
+// CPU: a stage feeding a row-wise consumer gets a variant computed per row of that consumer.
+class AddRowFusion final : public SketchRule {
+ public:
+  std::string name() const override { return "row-fusion"; }
+  Condition check(const SamplerContext& ctx, const State& s, int stage) const override {
+    return !ctx.gpu && untiled_root_stage(s, stage) && attach_to_row(s, stage) ? Condition::Apply : Condition::Pass;
+  }
+  Successors apply(const SamplerContext&, const State& s, int stage) const override { return {{*attach_to_row(s, stage), stage - 1}}; }
+};
+
+// Whether the innermost reduction axis of the op runs along the innermost dimension of a
+// tensor it reads, so that its lanes load consecutive elements.
+bool reduces_innermost_dimension(const Operation& op) {
+  const ReduceNode* red = op.reduction();
+  const VarNode* inner = red->axes.back().var.get();
+  for (const LoadNode* l : collect_loads(red->source))
+    if (!l->indices.empty() && l->indices.back()->as<VarNode>() == inner) return true;
+  return false;
+}
+
+// CPU: a reduction along the innermost dimension of its input, long enough, gets vector-wide
+// partial results instead of a scalar accumulator: the innermost loop is split by the vector
+// length and its inner part factored out (rfactor) as the innermost loop of the partial stage,
+// computed per output element so that the partial results stay in registers; the stage then
+// reduces them across the lanes. The second variant also computes the stage per row of its
+// consumer. With outputs enough for the threads, the scalar form and the parallel partial
+// results (rfactor) are not kept: they are the slower ones.
+class AddVectorRfactor final : public SketchRule {
+ public:
+  std::string name() const override { return "vector-rfactor"; }
+  Condition check(const SamplerContext& ctx, const State& s, int stage) const override {
+    if (ctx.gpu || !untiled_root_stage(s, stage) || !s.stage(stage).op->reduction() || s.has_attached(stage)) return Condition::Pass;
+    const Stage& st = s.stage(stage);
+    const Iterator& inner = st.leaf(static_cast<int>(st.leaves.size()) - 1);
+    int64_t lanes = vector_length(inner.extent, 2 * ctx.vector_lanes);
+    bool applies = st.relations.empty() && inner.kind == IterKind::Reduce && lanes >= 4 && inner.extent > lanes &&
+                   reduces_innermost_dimension(*st.op);
+    if (!applies) return Condition::Pass;
+    return spatial_size(*st.op) >= ctx.parallelism ? Condition::ApplyAndSkipRest : Condition::Apply;
+  }
+  Successors apply(const SamplerContext& ctx, const State& s, int stage) const override {
+    State next = s;
+    const Stage& st = next.stage(stage);
+    int last = static_cast<int>(st.leaves.size()) - 1, spatial = st.num_spatial_roots();
+    next.apply(std::make_shared<SplitStep>(stage, last, std::vector<int64_t>{vector_length(st.leaf(last).extent, 2 * ctx.vector_lanes)}));
+    next.apply(std::make_shared<RfactorStep>(stage, last + 1, spatial));
+    // The partial stage's loops: the spatial axes, the lanes, the reduction; the lanes go last.
+    int loops = static_cast<int>(next.stage(stage).leaves.size());
+    std::vector<int> order;
+    for (int p = 0; p < loops; ++p)
+      if (p != spatial) order.push_back(p);
+    order.push_back(spatial);
+    next.apply(std::make_shared<ReorderStep>(stage, order));
+    int outer = next.stage(stage + 1).num_spatial_roots() - 1;
+    if (outer >= 0) next.apply(std::make_shared<ComputeAtStep>(stage, stage + 1, outer));
+    Successors out = {{next, stage - 1}};
+    if (std::optional<State> row = attach_to_row(next, stage + 1)) out.push_back({*row, stage - 1});
+    return out;
+  }
+};
+
 // A stage to tile with no consumer to fuse gets a variant that accumulates in a local cache
 // stage; the stage itself then copies the tile out and is fused into the tile.
 class AddCacheWrite final : public SketchRule {
@@ -176,7 +276,8 @@ class SkipStage final : public SketchRule {
 
 SketchRules SketchRules::cpu() {
   SketchRules r;
-  for (SketchRulePtr rule : std::vector<SketchRulePtr>{std::make_shared<AlwaysInline>(), std::make_shared<AddRfactor>(),
+  for (SketchRulePtr rule : std::vector<SketchRulePtr>{std::make_shared<AlwaysInline>(), std::make_shared<AddVectorRfactor>(),
+                                                        std::make_shared<AddRfactor>(), std::make_shared<AddRowFusion>(),
                                                         std::make_shared<AddCacheWrite>(), std::make_shared<MultiLevelTilingWithFusion>(),
                                                         std::make_shared<MultiLevelTiling>(), std::make_shared<SkipStage>()})
     r.add(rule);

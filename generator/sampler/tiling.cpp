@@ -112,4 +112,30 @@ State fuse_into_consumer(const State& state, int stage, int consumer, const std:
   return s;
 }
 
+int64_t vector_length(int64_t extent, int64_t max_lanes) {
+  int64_t lanes = 1;
+  while (lanes * 2 <= max_lanes && extent % (lanes * 2) == 0) lanes *= 2;
+  return lanes;
+}
+
+bool vectorize_innermost_axis(State& state, int stage, int64_t max_lanes) {
+  const Stage& st = state.stage(stage);
+  if (st.leaves.empty()) return false;
+  int last = static_cast<int>(st.leaves.size()) - 1;
+  const Iterator& it = st.leaf(last);
+  bool unsplit_axis = st.leaves[last] < st.num_spatial_roots();
+  if (!unsplit_axis || it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || it.extent <= max_lanes) return false;
+  int64_t lanes = vector_length(it.extent, max_lanes);
+  if (lanes < 2) return false;
+  try {
+    State next = state;
+    next.apply(std::make_shared<SplitStep>(stage, last, std::vector<int64_t>{lanes}));
+    next.apply(std::make_shared<AnnotateStep>(stage, last + 1, IterAnnotation::Vectorize));
+    state = std::move(next);
+    return true;
+  } catch (const StepError&) {
+    return false;
+  }
+}
+
 }  // namespace ansor

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 
 #include "lang/program.h"
 #include "lower/interpreter.h"
@@ -45,6 +46,21 @@ kernel depthwise {
   X = input f32[1, 4, 9, 9]
   W = const f32[4, 1, 3, 3]
   Y = depthwise_conv2d_nchw(X, W, stride = 2, pad = 1)
+}
+kernel layer_norm {
+  X = input f32[3, 24]
+  g = const f32[24]
+  b = const f32[24]
+  Y = layer_norm(X, g, b)
+}
+kernel row_norm {
+  X = input f32[5, 48]
+  S[i:5] = sqrt(sum(k:48, X[i, k] * X[i, k]))
+}
+kernel bias_gelu {
+  X = input f32[6, 40]
+  b = const f32[40]
+  Y = gelu(bias_add(X, b, axis = 1))
 }
 kernel ragged_matmul {
   A = input f32[13, 7]
@@ -167,6 +183,144 @@ TEST(FactorizationTest, InnermostFactorIsBounded) {
     int64_t product = s[0] * s[1];
     EXPECT_TRUE(97 % product == 0 || 104 % product == 0);
   }
+}
+
+// The loops of a lowered program, outermost first, with the buffers stored inside each.
+struct LoopInfo {
+  ForKind kind;
+  std::set<std::string> stored;
+  std::string body;
+};
+
+std::set<std::string> collect_loops(const Stmt& s, std::vector<LoopInfo>& loops) {
+  std::set<std::string> stored;
+  auto visit = [&](const Stmt& x) {
+    if (x) stored.merge(collect_loops(x, loops));
+  };
+  switch (s->kind) {
+    case StmtKind::Store: stored.insert(s->as<StoreNode>()->buffer); break;
+    case StmtKind::Seq:
+      for (const Stmt& x : s->as<SeqNode>()->stmts) visit(x);
+      break;
+    case StmtKind::IfThenElse:
+      visit(s->as<IfThenElseNode>()->then_case);
+      visit(s->as<IfThenElseNode>()->else_case);
+      break;
+    case StmtKind::Allocate: visit(s->as<AllocateNode>()->body); break;
+    case StmtKind::For: {
+      size_t at = loops.size();
+      loops.push_back({s->as<ForNode>()->for_kind, {}, to_string(s)});
+      visit(s->as<ForNode>()->body);
+      loops[at].stored = stored;
+      break;
+    }
+    case StmtKind::Barrier: break;
+  }
+  return stored;
+}
+
+std::vector<LoopInfo> loops_of(const LoweredKernel& k) {
+  std::vector<LoopInfo> loops;
+  collect_loops(k.body, loops);
+  return loops;
+}
+
+bool has_loop(const std::vector<LoopInfo>& loops, ForKind kind, const std::string& stored_prefix, const std::string& text = "") {
+  return std::any_of(loops.begin(), loops.end(), [&](const LoopInfo& l) {
+    bool stores = std::any_of(l.stored.begin(), l.stored.end(), [&](const std::string& b) { return b.rfind(stored_prefix, 0) == 0; });
+    return l.kind == kind && stores && l.body.find(text) != std::string::npos;
+  });
+}
+
+// The names of the reduction stages of the kernel.
+std::vector<std::string> reductions_of(const ComputeDAG& dag) {
+  std::vector<std::string> names;
+  for (const OpPtr& op : dag.ops())
+    if (op->reduction()) names.push_back(op->name);
+  return names;
+}
+
+constexpr const char* kRowKernels = R"(
+kernel softmax {
+  X = input f32[8, 1024]
+  Y = softmax(X)
+}
+kernel layer_norm {
+  X = input f32[8, 768]
+  g = const f32[768]
+  b = const f32[768]
+  Y = layer_norm(X, g, b)
+}
+kernel row_norm {
+  X = input f32[8, 4096]
+  S[i:8] = sqrt(sum(k:4096, X[i, k] * X[i, k]))
+}
+kernel bias_gelu {
+  X = input f32[4096, 1024]
+  b = const f32[1024]
+  Y = gelu(bias_add(X, b, axis = 1))
+}
+)";
+
+// Row-wise kernels: some sampled programs run the rows in parallel and vectorise every
+// reduction's partial results and the elementwise pass, all inside the row loop.
+TEST(AnnotationTest, RowReductionsHaveVectorisedPartialResultsInParallelRows) {
+  Program program = test::parse(kRowKernels, "rows.def");
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  for (const char* name : {"softmax", "layer_norm", "row_norm"}) {
+    auto dag = std::make_shared<const ComputeDAG>(program.find(name)->dag);
+    std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
+    std::vector<std::string> reductions = reductions_of(*dag);
+    std::mt19937_64 rng(5);
+    int vectorised = 0, fused = 0;
+    for (int i = 0; i < 200; ++i) {
+      std::vector<LoopInfo> loops = loops_of(lower_state(sample_program(sketches, annotator, rng), "k"));
+      bool all = std::all_of(reductions.begin(), reductions.end(),
+                             [&](const std::string& r) { return has_loop(loops, ForKind::Vectorized, r + ".rf"); });
+      if (!all || loops.front().kind != ForKind::Parallel) continue;
+      ++vectorised;
+      // Fused rows: the parallel loop computes every reduction and the output.
+      fused += loops.front().stored.size() >= reductions.size() * 2 + 1;
+    }
+    EXPECT_GT(vectorised, 0) << name;
+    if (reductions.size() > 1) {
+      EXPECT_GT(fused, 0) << name;
+    }
+  }
+}
+
+TEST(AnnotationTest, DefaultScheduleOfElementwiseKernelIsParallelAndVectorised) {
+  Program program = test::parse(kRowKernels, "rows.def");
+  SamplerContext ctx;
+  auto dag = std::make_shared<const ComputeDAG>(program.find("bias_gelu")->dag);
+  std::vector<LoopInfo> loops = loops_of(lower_state(default_schedule(dag, ctx), "k"));
+  EXPECT_TRUE(has_loop(loops, ForKind::Parallel, ""));
+  EXPECT_TRUE(has_loop(loops, ForKind::Vectorized, "", "gelu("));
+  // The default of a row-wise kernel vectorises its reductions' partial results too.
+  auto softmax = std::make_shared<const ComputeDAG>(program.find("softmax")->dag);
+  loops = loops_of(lower_state(default_schedule(softmax, ctx), "k"));
+  EXPECT_EQ(loops.front().kind, ForKind::Parallel);
+  for (const std::string& r : reductions_of(*softmax)) EXPECT_TRUE(has_loop(loops, ForKind::Vectorized, r + ".rf")) << r;
+}
+
+TEST(AnnotationTest, ElementwiseSpaceHasParallelVectorLoopsOfTheTargetsLanes) {
+  Program program = test::parse(kRowKernels, "rows.def");
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  auto dag = std::make_shared<const ComputeDAG>(program.find("bias_gelu")->dag);
+  std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
+  std::mt19937_64 rng(3);
+  std::set<std::string> programs;
+  int parallel_vector = 0;
+  for (int i = 0; i < 50; ++i) {
+    State s = sample_program(sketches, annotator, rng);
+    programs.insert(describe_steps(s));
+    std::vector<LoopInfo> loops = loops_of(lower_state(s, "k"));
+    parallel_vector += loops.front().kind == ForKind::Parallel && has_loop(loops, ForKind::Vectorized, "", "gelu(");
+  }
+  EXPECT_GT(parallel_vector, 25);
+  EXPECT_GT(programs.size(), 8u);
 }
 
 }  // namespace

@@ -52,6 +52,12 @@ kernel layer_norm {
   b = const f32[64]
   Y = layer_norm(X, g, b)
 }
+kernel layer_norm_2d {
+  X = input f32[4, 6, 64]
+  g = const f32[6, 64]
+  b = const f32[6, 64]
+  Y = layer_norm(X, g, b, axis = 1)
+}
 kernel depthwise {
   X = input f32[1, 16, 14, 14]
   W = const f32[16, 1, 3, 3]
@@ -152,18 +158,47 @@ TEST_F(SketchTest, PaddedConvolutionTilesTheConvolutionAndLeavesThePaddingFlexib
 
 TEST_F(SketchTest, NormReductionGetsRfactorVariants) {
   std::vector<Sketch> sk = sketches("norm");
-  ASSERT_EQ(sk.size(), 3u);
+  ASSERT_EQ(sk.size(), 4u);
   int rfactored = 0;
   for (const Sketch& s : sk) {
     if (s.state.find_stage("S.rf") < 0) continue;
     ++rfactored;
-    EXPECT_TRUE(derived_by(s, "rfactor"));
+    EXPECT_TRUE(derived_by(s, "rfactor") || derived_by(s, "vector-rfactor"));
     const Stage& rf = s.state.stage(s.state.find_stage("S.rf"));
     // The factored part of the fused reduction is a spatial axis of the partial results.
     EXPECT_EQ(rf.op->axes.size(), 2u);
     EXPECT_EQ(s.state.stage(s.state.find_stage("S")).op->reduction()->axes.size(), 1u);
   }
-  EXPECT_EQ(rfactored, 2);
+  EXPECT_EQ(rfactored, 3);  // the inner or the outer part in parallel, or vector lanes of the inner part
+}
+
+TEST_F(SketchTest, RowReductionsGetVectorPartialResultsAndFusedRows) {
+  std::vector<Sketch> sk = sketches("softmax");
+  bool fused = false;
+  int vectorised = 0;
+  for (const Sketch& s : sk) {
+    // The other sketches compute partial results in parallel (rfactor).
+    auto vector_rfactor = [&](const std::string& stage) {
+      return std::find(s.derivation.begin(), s.derivation.end(), "vector-rfactor@" + stage) != s.derivation.end();
+    };
+    if (!vector_rfactor("Y.max") || !vector_rfactor("Y.sum")) continue;
+    ++vectorised;
+    for (const char* reduction : {"Y.max", "Y.sum"}) {
+      // Partial results per lane: the reduction's lanes are the partial stage's innermost loop.
+      ASSERT_GE(s.state.find_stage(std::string(reduction) + ".rf"), 0);
+      const Stage& rf = s.state.stage(s.state.find_stage(std::string(reduction) + ".rf"));
+      EXPECT_EQ(rf.leaf(static_cast<int>(rf.leaves.size()) - 1).kind, IterKind::Spatial);
+      EXPECT_EQ(rf.attach_stage, s.state.find_stage(reduction));
+    }
+    const Stage& sum = s.state.stage(s.state.find_stage("Y.sum"));
+    const Stage& exp = s.state.stage(s.state.find_stage("Y.exp"));
+    const Stage& max = s.state.stage(s.state.find_stage("Y.max"));
+    int y = s.state.find_stage("Y");
+    fused |= sum.attach_stage == y && exp.attach_stage == y && max.attach_stage == s.state.find_stage("Y.exp") &&
+             s.state.stage(y).iters[sum.attach_iter].name == "i0";
+  }
+  EXPECT_GT(vectorised, 0);
+  EXPECT_TRUE(fused);  // every pass of a row computed inside the output's row loop
 }
 
 TEST_F(SketchTest, ElementwiseStagesAreInlinedIntoTheirConsumers) {
@@ -227,6 +262,22 @@ TEST_F(SketchTest, UserRulesTakePart) {
   ASSERT_EQ(sk.size(), 1u);
   EXPECT_TRUE(derived_by(sk[0], "split-by-eight"));
   EXPECT_EQ(loops(sk[0].state, "S"), (std::vector<std::string>{"x", "i", "j.0", "j.1"}));
+}
+
+// Normalised over the last two axes: the reductions are computed per row of the outermost
+// axis, not per inner row, which would compute them again for every inner row.
+TEST_F(SketchTest, ReductionsOverSeveralAxesAreFusedAtTheRowOfAllOfThem) {
+  int fused = 0;
+  for (const Sketch& s : sketches("layer_norm_2d")) {
+    int y = s.state.find_stage("Y");
+    for (const char* reduction : {"Y.sum", "Y.sqsum"}) {
+      const Stage& st = s.state.stage(s.state.find_stage(reduction));
+      if (st.attach_stage != y) continue;
+      ++fused;
+      EXPECT_EQ(s.state.stage(y).iters[st.attach_iter].name, "i0") << reduction;
+    }
+  }
+  EXPECT_GT(fused, 0);
 }
 
 }  // namespace
