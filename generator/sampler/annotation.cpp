@@ -17,8 +17,9 @@ const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
   return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
 }
 
-// The threads (threadIdx.x) that run the loops of `stage` down to leaf position `depth`, found
-// there or around the loop the stage is computed in; 0 when none is bound or its number is open.
+// The threads (threadIdx.x) that run the loops of `stage` down to leaf position `depth` (-1: none
+// of its own), found there or around the loop the stage is computed in; 0 when none is bound or
+// its number is open.
 int64_t threads_around(const State& s, int stage, int depth) {
   const Stage& st = s.stage(stage);
   for (int p = 0; p <= depth; ++p) {
@@ -27,16 +28,6 @@ int64_t threads_around(const State& s, int stage, int depth) {
   }
   if (st.location != ComputeLocation::At) return 0;
   return threads_around(s, st.attach_stage, s.stage(st.attach_stage).leaf_position(st.attach_iter));
-}
-
-// Applies a step when it applies; a random choice that does not fit is simply not taken.
-bool try_apply(State& s, const StepPtr& step) {
-  try {
-    s.apply(step);
-    return true;
-  } catch (const StepError&) {
-    return false;
-  }
 }
 
 bool is_tiled(const Stage& st) { return !st.relations.empty() && st.op->reduction(); }
@@ -69,12 +60,12 @@ void Annotator::choose_compute_locations(State& s, std::mt19937_64& rng) {
     int target = consumers[0];
     switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
       case 0: break;  // stays at the root
-      case 1: try_apply(s, std::make_shared<ComputeInlineStep>(i)); break;
+      case 1: s.try_apply(std::make_shared<ComputeInlineStep>(i)); break;
       default: {
         const Stage& t = s.stage(target);
         if (t.location == ComputeLocation::Inlined || t.leaves.empty()) break;
         int position = std::uniform_int_distribution<int>(0, static_cast<int>(t.leaves.size()) - 1)(rng);
-        try_apply(s, std::make_shared<ComputeAtStep>(i, target, position));
+        s.try_apply(std::make_shared<ComputeAtStep>(i, target, position));
       }
     }
   }
@@ -99,9 +90,9 @@ void Annotator::parallelize(State& s, std::mt19937_64& rng) {
     if (count > 1) {
       std::vector<int> loops(count);
       for (int p = 0; p < count; ++p) loops[p] = p;
-      if (!try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
+      if (!s.try_apply(std::make_shared<FuseStep>(i, loops))) continue;
     }
-    try_apply(s, std::make_shared<AnnotateStep>(i, 0, IterAnnotation::Parallel));
+    s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::Parallel));
   }
 }
 
@@ -117,12 +108,13 @@ void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
     if (st.location == ComputeLocation::At) {
       // A shared-memory copy is spread over the threads of the block that computes it.
       if (st.scope != MemoryScope::Shared) continue;
+      // Read before the fuse below, which replaces the stage `st` refers to.
+      const int64_t threads = threads_around(s, i, -1);
       std::vector<int> loops(st.leaves.size());
       for (size_t p = 0; p < loops.size(); ++p) loops[p] = static_cast<int>(p);
-      if (loops.size() > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
-      int64_t threads = threads_around(s, st.attach_stage, s.stage(st.attach_stage).leaf_position(st.attach_iter));
-      if (try_apply(s, std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads > 0 ? threads : pick(kThreads, rng)})))
-        try_apply(s, std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+      if (loops.size() > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) continue;
+      if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads > 0 ? threads : pick(kThreads, rng)})))
+        s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
       continue;
     }
     int axes = st.num_spatial_roots();
@@ -138,18 +130,18 @@ void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
       for (int g = 0; g < 3 && groups[g] > 0; ++g) {
         std::vector<int> loops(groups[g]);
         for (int p = 0; p < groups[g]; ++p) loops[p] = position + p;
-        if (groups[g] > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) break;
-        if (!try_apply(s, std::make_shared<AnnotateStep>(i, position, bindings[g]))) break;
+        if (groups[g] > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) break;
+        if (!s.try_apply(std::make_shared<AnnotateStep>(i, position, bindings[g]))) break;
         ++position;
       }
       continue;
     }
     std::vector<int> loops(spatial);
     for (int p = 0; p < spatial; ++p) loops[p] = p;
-    if (spatial > 1 && !try_apply(s, std::make_shared<FuseStep>(i, loops))) continue;
-    if (try_apply(s, std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{pick(kThreads, rng)}))) {
-      try_apply(s, std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
-      try_apply(s, std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+    if (spatial > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) continue;
+    if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{pick(kThreads, rng)}))) {
+      s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
+      s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
     }
   }
 }
@@ -169,7 +161,7 @@ void Annotator::vectorize(State& s, std::mt19937_64& rng) {
     int last = static_cast<int>(st.leaves.size()) - 1;
     const Iterator& it = st.leaf(last);
     if (it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || it.extent < 2 || it.extent > 64) continue;
-    if (chance(rng, 0.9)) try_apply(s, std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
+    if (chance(rng, 0.9)) s.try_apply(std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
   }
 }
 
@@ -178,7 +170,7 @@ void Annotator::unroll(State& s, std::mt19937_64& rng) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty()) continue;
     // Reductions always get a choice; other stages mostly have a vector loop worth unrolling around.
-    if (st.op->reduction() || chance(rng, 0.5)) try_apply(s, std::make_shared<PragmaStep>(i, 0, pick(ctx_.unroll_steps, rng)));
+    if (st.op->reduction() || chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, pick(ctx_.unroll_steps, rng)));
   }
 }
 
@@ -187,7 +179,7 @@ void Annotator::rewrite_layouts(State& s) {
     const Stage& st = s.stage(i);
     if (!st.is_placeholder() || !st.op->is_const) continue;
     std::vector<int> consumers = s.consumers(i);
-    if (consumers.size() == 1 && is_tiled(s.stage(consumers[0]))) try_apply(s, std::make_shared<LayoutRewriteStep>(i));
+    if (consumers.size() == 1 && is_tiled(s.stage(consumers[0]))) s.try_apply(std::make_shared<LayoutRewriteStep>(i));
   }
 }
 

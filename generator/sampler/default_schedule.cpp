@@ -42,13 +42,6 @@ int attached_stages(const State& s) {
   return n;
 }
 
-void try_apply(State& s, const StepPtr& step) {
-  try {
-    s.apply(step);
-  } catch (const StepError&) {
-  }
-}
-
 }  // namespace
 
 State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx) {
@@ -84,9 +77,9 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
       if (count > 1) {
         std::vector<int> loops(count);
         for (int p = 0; p < count; ++p) loops[p] = p;
-        try_apply(s, std::make_shared<FuseStep>(i, loops));
+        s.try_apply(std::make_shared<FuseStep>(i, loops));
       }
-      if (count > 0 && extent > 1) try_apply(s, std::make_shared<AnnotateStep>(i, 0, IterAnnotation::Parallel));
+      if (count > 0 && extent > 1) s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::Parallel));
     }
   }
   infer_bounds(s);
@@ -98,14 +91,14 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
     bool vectorize = it.kind == IterKind::Spatial && it.annotation == IterAnnotation::None && it.extent >= 2 && it.extent <= 64;
     bool reduction = st.op->reduction() != nullptr;
     // Applying a step replaces the state's stages: read everything first.
-    if (vectorize) try_apply(s, std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
-    if (reduction) try_apply(s, std::make_shared<PragmaStep>(i, 0, 64));
+    if (vectorize) s.try_apply(std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
+    if (reduction) s.try_apply(std::make_shared<PragmaStep>(i, 0, 64));
   }
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
     if (!st.is_placeholder() || !st.op->is_const) continue;
     std::vector<int> consumers = s.consumers(i);
-    if (consumers.size() == 1 && !s.stage(consumers[0]).relations.empty()) try_apply(s, std::make_shared<LayoutRewriteStep>(i));
+    if (consumers.size() == 1 && !s.stage(consumers[0]).relations.empty()) s.try_apply(std::make_shared<LayoutRewriteStep>(i));
   }
   infer_bounds(s);
   return s;

@@ -120,11 +120,7 @@ std::optional<State> attach_to_row(const State& s, int stage) {
   for (int p = 0; p <= row; ++p)
     if (t.leaves[p] != p) return std::nullopt;
   State next = s;
-  try {
-    next.apply(std::make_shared<ComputeAtStep>(stage, target, row));
-  } catch (const StepError&) {
-    return std::nullopt;
-  }
+  if (!next.try_apply(std::make_shared<ComputeAtStep>(stage, target, row))) return std::nullopt;
   return next;
 }
 

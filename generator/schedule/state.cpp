@@ -108,6 +108,15 @@ void State::apply(const StepPtr& step) {
   *this = std::move(next);
 }
 
+bool State::try_apply(const StepPtr& step) {
+  try {
+    apply(step);
+    return true;
+  } catch (const StepError&) {
+    return false;
+  }
+}
+
 std::string State::signature() const {
   std::string s;
   for (const Stage& st : stages_) {

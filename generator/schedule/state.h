@@ -49,6 +49,9 @@ class State {
   // Applies a step and records it. Throws StepError and leaves the state unchanged when the
   // step does not apply.
   void apply(const StepPtr& step);
+  // Applies a step when it applies and says whether it did: for random choices, where one that
+  // does not fit is simply not taken.
+  bool try_apply(const StepPtr& step);
 
   // The loop structure as text: what equality and hashing compare.
   std::string signature() const;
