@@ -231,9 +231,11 @@ class Lowerer {
     const Stage& st = state_.stage(s);
     const StageBounds& in = info(s);
     std::vector<Guard> guards;
+    // A split of a split's part can require what its parent's split already does: once is enough.
     auto require = [&](const Expr& cond) {
       Expr c = simplify(cond, nest_.ranges());
-      if (!is_const_int(c, 1)) guards.push_back({c, guard_level(st, in, c)});
+      bool known = std::any_of(guards.begin(), guards.end(), [&](const Guard& g) { return structural_equal(g.cond, c); });
+      if (!is_const_int(c, 1) && !known) guards.push_back({c, guard_level(st, in, c)});
     };
     for (const IterRelation& rel : st.relations) {
       if (rel.kind != IterRelation::Kind::Split) continue;

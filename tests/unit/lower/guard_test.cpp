@@ -1,0 +1,39 @@
+// Guards of ragged splits: each condition once, however many splits require it.
+#include <gtest/gtest.h>
+
+#include "lower/interpreter.h"
+#include "lower/lower.h"
+#include "lower/stmt_printer.h"
+#include "schedule/steps.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(GuardTest, ASplitOfASplitsPartGuardsItsLoopsOnce) {
+  auto dag = test::dag_of(test::parse("kernel k { X = input f32[6, 10]\n Y[i:6, j:10] = X[i, j] * 2.0 }"), "k");
+  constexpr int kY = 1;
+  State s(dag);
+  // j = j.0 * 10 + j.1 * 10 + j.2 (j.0 and j.1 of one iteration), then j.2 = 4 x 3 > 10: both
+  // splits require j.2.0 * 3 + j.2.1 < 10.
+  s.apply(std::make_shared<SplitStep>(kY, 1, std::vector<int64_t>{1, 10}));
+  s.apply(std::make_shared<SplitStep>(kY, 3, std::vector<int64_t>{3}));
+  LoweredKernel lowered = lower_state(s, "k");
+  std::string text = to_string(lowered);
+  EXPECT_EQ(occurrences(text, "< 10"), 1u) << text;
+
+  LoweredKernel naive = lower_state(State(dag), "naive");
+  std::vector<std::vector<double>> expected = test::random_args(naive, 3), args = expected;
+  interpret(naive, expected);
+  interpret(lowered, args);
+  EXPECT_EQ(args, expected);
+}
+
+}  // namespace
+}  // namespace ansor
