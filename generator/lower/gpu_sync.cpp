@@ -14,44 +14,7 @@
 
 namespace ansor {
 
-bool is_block_index(IterAnnotation a) {
-  return a == IterAnnotation::BlockX || a == IterAnnotation::BlockY || a == IterAnnotation::BlockZ;
-}
-
-int thread_axis(IterAnnotation a) {
-  switch (a) {
-    case IterAnnotation::ThreadX: return 0;
-    case IterAnnotation::ThreadY: return 1;
-    case IterAnnotation::ThreadZ: return 2;
-    default: return -1;
-  }
-}
-
 namespace {
-
-void collect_thread_dims(const Stmt& s, ThreadDims& dims) {
-  switch (s->kind) {
-    case StmtKind::For: {
-      auto* f = s->as<ForNode>();
-      int axis = f->for_kind == ForKind::ThreadBinding ? thread_axis(f->binding) : -1;
-      if (axis >= 0) dims[axis] = std::max(dims[axis], f->extent);
-      collect_thread_dims(f->body, dims);
-      break;
-    }
-    case StmtKind::Allocate: collect_thread_dims(s->as<AllocateNode>()->body, dims); break;
-    case StmtKind::IfThenElse: {
-      auto* i = s->as<IfThenElseNode>();
-      collect_thread_dims(i->then_case, dims);
-      if (i->else_case) collect_thread_dims(i->else_case, dims);
-      break;
-    }
-    case StmtKind::Seq:
-      for (const Stmt& x : s->as<SeqNode>()->stmts) collect_thread_dims(x, dims);
-      break;
-    case StmtKind::Store:
-    case StmtKind::Barrier: break;
-  }
-}
 
 bool binds_gpu_index(const ForNode& f) { return f.for_kind == ForKind::ThreadBinding && f.binding != IterAnnotation::VThread; }
 
@@ -282,11 +245,17 @@ class BarrierInserter {
 
 ThreadDims block_thread_dims(const Stmt& s) {
   ThreadDims dims = {1, 1, 1};
-  collect_thread_dims(s, dims);
+  for_each_stmt(s, [&dims](const Stmt& x) {
+    auto* f = x->as<ForNode>();
+    int axis = f && f->for_kind == ForKind::ThreadBinding ? thread_axis(f->binding) : -1;
+    if (axis >= 0) dims[axis] = std::max(dims[axis], f->extent);
+  });
   return dims;
 }
 
 LoweredKernel insert_gpu_barriers(LoweredKernel kernel) {
+  // A kernel without threads (every CPU kernel) has nothing to synchronise: no rebuild.
+  if (block_thread_dims(kernel.body) == ThreadDims{1, 1, 1}) return kernel;
   kernel.body = BarrierInserter(kernel).rewrite(kernel.body);
   return kernel;
 }

@@ -15,10 +15,6 @@
 
 namespace ansor {
 
-bool is_block_index(IterAnnotation a);
-// 0, 1, 2 for threadIdx.x, .y, .z; -1 for any other annotation.
-int thread_axis(IterAnnotation a);
-
 // The threads of a block along x, y and z: the largest extent bound to each thread index in s.
 using ThreadDims = std::array<int64_t, 3>;
 ThreadDims block_thread_dims(const Stmt& s);

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -334,26 +333,11 @@ class Interpreter {
   // The position of a barrier among the kernel's barriers, for messages.
   int barrier_ordinal(const Stmt& barrier) const {
     int count = 0, found = -1;
-    std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
-      if (found >= 0) return;
-      switch (s->kind) {
-        case StmtKind::Barrier:
-          if (s == barrier) found = count;
-          ++count;
-          break;
-        case StmtKind::For: walk(s->as<ForNode>()->body); break;
-        case StmtKind::Allocate: walk(s->as<AllocateNode>()->body); break;
-        case StmtKind::IfThenElse:
-          walk(s->as<IfThenElseNode>()->then_case);
-          if (s->as<IfThenElseNode>()->else_case) walk(s->as<IfThenElseNode>()->else_case);
-          break;
-        case StmtKind::Seq:
-          for (auto& x : s->as<SeqNode>()->stmts) walk(x);
-          break;
-        case StmtKind::Store: break;
-      }
-    };
-    walk(kernel_.body);
+    for_each_stmt(kernel_.body, [&](const Stmt& s) {
+      if (s->kind != StmtKind::Barrier) return;
+      if (s == barrier && found < 0) found = count;
+      ++count;
+    });
     return found;
   }
 

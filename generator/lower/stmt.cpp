@@ -71,6 +71,25 @@ Stmt substitute(const Stmt& s, const VarMap& map) {
   return s;
 }
 
+void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& visit) {
+  visit(s);
+  switch (s->kind) {
+    case StmtKind::For: for_each_stmt(s->as<ForNode>()->body, visit); break;
+    case StmtKind::Allocate: for_each_stmt(s->as<AllocateNode>()->body, visit); break;
+    case StmtKind::IfThenElse: {
+      auto* i = s->as<IfThenElseNode>();
+      for_each_stmt(i->then_case, visit);
+      if (i->else_case) for_each_stmt(i->else_case, visit);
+      break;
+    }
+    case StmtKind::Seq:
+      for (auto& x : s->as<SeqNode>()->stmts) for_each_stmt(x, visit);
+      break;
+    case StmtKind::Store:
+    case StmtKind::Barrier: break;
+  }
+}
+
 Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite) {
   switch (s->kind) {
     case StmtKind::For: {
@@ -83,7 +102,8 @@ Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite
     }
     case StmtKind::IfThenElse: {
       auto* i = s->as<IfThenElseNode>();
-      return make_if(i->cond, rewrite(i->then_case), i->else_case ? rewrite(i->else_case) : nullptr);
+      Stmt then_case = rewrite(i->then_case);
+      return make_if(i->cond, then_case, i->else_case ? rewrite(i->else_case) : nullptr);
     }
     case StmtKind::Seq: {
       std::vector<Stmt> out;

@@ -106,8 +106,13 @@ namespace ansor {
 // Replaces variables in every expression of s.
 Stmt substitute(const Stmt& s, const VarMap& map);
 
+// Calls `visit` on s and every statement inside it, in program order (a statement before those
+// it contains).
+void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& visit);
+
 // s rebuilt with `rewrite` applied to each of its child statements (not to s itself): the
-// recursion of passes that change only some kinds of statements.
+// recursion of passes that change only some kinds of statements. Children are rewritten in
+// program order, so a rewrite may count what it has seen.
 Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite);
 
 }  // namespace ansor

@@ -16,9 +16,7 @@ namespace {
 int64_t reduce_extent(const Stage& st, int root) { return st.op->reduction()->axes[root - st.num_spatial_roots()].extent; }
 
 // Loops that run as threads of one GPU block (virtual threads included).
-bool is_thread_index(IterAnnotation a) {
-  return a == IterAnnotation::ThreadX || a == IterAnnotation::ThreadY || a == IterAnnotation::ThreadZ || a == IterAnnotation::VThread;
-}
+bool is_thread_index(IterAnnotation a) { return thread_axis(a) >= 0 || a == IterAnnotation::VThread; }
 
 }  // namespace
 

@@ -19,6 +19,19 @@ constexpr AnnotationInfo kAnnotations[] = {
 std::string_view annotation_name(IterAnnotation a) { return kAnnotations[static_cast<int>(a)].name; }
 bool is_thread_binding(IterAnnotation a) { return kAnnotations[static_cast<int>(a)].thread; }
 
+bool is_block_index(IterAnnotation a) {
+  return a == IterAnnotation::BlockX || a == IterAnnotation::BlockY || a == IterAnnotation::BlockZ;
+}
+
+int thread_axis(IterAnnotation a) {
+  switch (a) {
+    case IterAnnotation::ThreadX: return 0;
+    case IterAnnotation::ThreadY: return 1;
+    case IterAnnotation::ThreadZ: return 2;
+    default: return -1;
+  }
+}
+
 bool parse_annotation(std::string_view name, IterAnnotation& out) {
   for (size_t i = 0; i < std::size(kAnnotations); ++i) {
     if (kAnnotations[i].name == name) {

@@ -25,6 +25,9 @@ enum class IterAnnotation : uint8_t {
 
 std::string_view annotation_name(IterAnnotation a);
 bool is_thread_binding(IterAnnotation a);
+bool is_block_index(IterAnnotation a);
+// 0, 1, 2 for threadIdx.x, .y, .z; -1 for any other annotation.
+int thread_axis(IterAnnotation a);
 bool parse_annotation(std::string_view name, IterAnnotation& out);
 std::string_view iter_kind_name(IterKind k);
 

@@ -58,22 +58,9 @@ kernel elementwise {
 constexpr int kSeedsPerSketch = 6;
 
 int count_barriers(const Stmt& s) {
-  switch (s->kind) {
-    case StmtKind::Barrier: return 1;
-    case StmtKind::For: return count_barriers(s->as<ForNode>()->body);
-    case StmtKind::Allocate: return count_barriers(s->as<AllocateNode>()->body);
-    case StmtKind::IfThenElse: {
-      auto* i = s->as<IfThenElseNode>();
-      return count_barriers(i->then_case) + (i->else_case ? count_barriers(i->else_case) : 0);
-    }
-    case StmtKind::Seq: {
-      int n = 0;
-      for (const Stmt& x : s->as<SeqNode>()->stmts) n += count_barriers(x);
-      return n;
-    }
-    case StmtKind::Store: return 0;
-  }
-  return 0;
+  int n = 0;
+  for_each_stmt(s, [&n](const Stmt& x) { n += x->kind == StmtKind::Barrier; });
+  return n;
 }
 
 // The k-th barrier (in program order) replaced by what `replace` makes of it, given the

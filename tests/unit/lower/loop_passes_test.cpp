@@ -37,36 +37,14 @@ Stmt copy_a_to_b(const Expr& i) { return make_store("B", {i}, load("A", DType::F
 
 int count_loops(const Stmt& s, ForKind kind) {
   int n = 0;
-  std::function<void(const Stmt&)> walk = [&](const Stmt& x) {
-    switch (x->kind) {
-      case StmtKind::For:
-        n += x->as<ForNode>()->for_kind == kind;
-        walk(x->as<ForNode>()->body);
-        break;
-      case StmtKind::Seq:
-        for (auto& y : x->as<SeqNode>()->stmts) walk(y);
-        break;
-      case StmtKind::IfThenElse:
-        walk(x->as<IfThenElseNode>()->then_case);
-        if (x->as<IfThenElseNode>()->else_case) walk(x->as<IfThenElseNode>()->else_case);
-        break;
-      case StmtKind::Allocate: walk(x->as<AllocateNode>()->body); break;
-      default: break;
-    }
-  };
-  walk(s);
+  for_each_stmt(s, [&](const Stmt& x) { n += x->as<ForNode>() && x->as<ForNode>()->for_kind == kind; });
   return n;
 }
 
 int count_stores(const Stmt& s) {
-  if (s->as<StoreNode>()) return 1;
-  if (auto* seq = s->as<SeqNode>()) {
-    int n = 0;
-    for (auto& x : seq->stmts) n += count_stores(x);
-    return n;
-  }
-  if (auto* f = s->as<ForNode>()) return count_stores(f->body);
-  return 0;
+  int n = 0;
+  for_each_stmt(s, [&n](const Stmt& x) { n += x->kind == StmtKind::Store; });
+  return n;
 }
 
 TEST(LoopPassesTest, UnitLoopsBecomeTheirBodyButGpuBindingsStay) {
