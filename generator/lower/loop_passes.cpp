@@ -160,12 +160,12 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes) {
     if (b.scope == BufferScope::Local && b.num_elements() * dtype_bytes(b.dtype) > max_stack_bytes) b.scope = BufferScope::LocalHeap;
 }
 
-void finish_loop_program(LoweredKernel& kernel) {
+void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled) {
   kernel.body = remove_unit_loops(kernel.body);
-  kernel.body = expand_unrolled_loops(kernel.body);
+  if (expand_unrolled) kernel.body = expand_unrolled_loops(kernel.body);
   kernel.body = legalize_vector_loops(kernel, kernel.body);
   place_local_buffers(kernel);
-  for (LoweredKernel& packer : kernel.packers) finish_loop_program(packer);
+  for (LoweredKernel& packer : kernel.packers) finish_loop_program(packer, expand_unrolled);
 }
 
 }  // namespace ansor

@@ -39,7 +39,8 @@ Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s);
 void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxStackBufferBytes);
 
 // All of the above (but auto-unrolling, which is per stage) on the kernel and its packers, in
-// the order that makes each see the result of the one before.
-void finish_loop_program(LoweredKernel& kernel);
+// the order that makes each see the result of the one before; unrolled loops stay loops when
+// expand_unrolled is false.
+void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);
 
 }  // namespace ansor

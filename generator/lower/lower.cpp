@@ -38,6 +38,7 @@ class Lowerer {
     for (int s = 0; s < state_.num_stages(); ++s)
       if (info(s).computed && state_.stage(s).location == ComputeLocation::Root) body.push_back(build(s));
     k.body = make_seq(std::move(body));
+    k.auto_unroll_max_steps = std::move(unroll_steps_);
     return k;
   }
 
@@ -306,9 +307,14 @@ class Lowerer {
       }
     }
 
+    // The stage's pragma unrolls its loops and those of the stages computed inside it.
+    int enclosing_unroll = unroll_step_;
+    unroll_step_ = std::max(unroll_step_, st.auto_unroll_max_step);
+    if (unroll_step_ > 0) unroll_steps_[st.op->name] = unroll_step_;
     std::vector<Guard> guards = make_guards(s, false);
     Stmt nest = build_level(s, 0, prefix, guards, init, body);
     if (st.auto_unroll_max_step > 0) nest = apply_auto_unroll(nest, st.auto_unroll_max_step);
+    unroll_step_ = enclosing_unroll;
     return nest;
   }
 
@@ -406,18 +412,20 @@ class Lowerer {
   const State& state_;
   LoopNest nest_;
   std::vector<const PackedLayout*> packed_;
+  int unroll_step_ = 0;  // the largest auto_unroll_max_step of the stages being built
+  std::map<std::string, int> unroll_steps_;
 };
 
 }  // namespace
 
-LoweredKernel lower_state(const State& state, const std::string& function_name) {
+LoweredKernel lower_state(const State& state, const std::string& function_name, const LowerOptions& options) {
   LoweredKernel k = insert_gpu_barriers(Lowerer(state).build_kernel());
   k.name = function_name;
   for (const PackedLayout& layout : k.packed_inputs) {
     const Operation& op = *state.stage(state.find_stage(layout.tensor)).op;
     k.packers.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor));
   }
-  finish_loop_program(k);
+  finish_loop_program(k, options.expand_unrolled_loops);
   return k;
 }
 

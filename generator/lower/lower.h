@@ -16,7 +16,14 @@
 
 namespace ansor {
 
+struct LowerOptions {
+  // Short unrolled loops are written out as copies of their body, as they are compiled. The
+  // cost model's features keep them ForKind::Unrolled loops instead: one row per statement of
+  // the schedule, not per copy.
+  bool expand_unrolled_loops = true;
+};
+
 // Throws InvalidState.
-LoweredKernel lower_state(const State& state, const std::string& function_name);
+LoweredKernel lower_state(const State& state, const std::string& function_name, const LowerOptions& options = {});
 
 }  // namespace ansor

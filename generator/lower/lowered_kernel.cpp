@@ -20,6 +20,11 @@ const PackedLayout* LoweredKernel::find_packed(const std::string& tensor) const 
   return nullptr;
 }
 
+int LoweredKernel::auto_unroll_max_step(const std::string& buffer) const {
+  auto it = auto_unroll_max_steps.find(buffer);
+  return it == auto_unroll_max_steps.end() ? 0 : it->second;
+}
+
 Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
   Expr flat = int_imm(0);
   for (size_t d = 0; d < indices.size(); ++d) flat = add(flat, mul(indices[d], int_imm(buffer.strides[d])));

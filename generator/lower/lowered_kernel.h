@@ -1,6 +1,7 @@
 // A lowered kernel: its buffers and its loop program, ready for a code generator.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -54,11 +55,17 @@ struct LoweredKernel {
   // Per packed input, the program that packs it: parameters (plain tensor, packed tensor).
   std::vector<LoweredKernel> packers;
   Stmt body;
+  // Per stored buffer, the auto_unroll_max_step its statements were unrolled under: the largest
+  // of its stage's and those of the stages it is computed inside (absent: none). The unrolled
+  // loops show the pragma's effect; the cost model's features also report its value.
+  std::map<std::string, int> auto_unroll_max_steps;
 
   const Buffer* find_buffer(const std::string& name) const;
   const PackedLayout* find_packed(const std::string& tensor) const;
   // The program that packs a const input, null when its layout is not rewritten.
   const LoweredKernel* find_packer(const std::string& tensor) const;
+  // The auto_unroll_max_step in force where `buffer` is stored, 0 for none.
+  int auto_unroll_max_step(const std::string& buffer) const;
 };
 
 // The offset of an element of a buffer, in elements (not simplified).
