@@ -1,4 +1,4 @@
-// ansor-gen subcommands: check, list, emit, configure, lower.
+// ansor-gen subcommands: check, list, emit, tune, sketch, configure, lower, features.
 #include "driver/cli.h"
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@
 #include "codegen/kernel_signature.h"
 #include "driver/library_emitter.h"
 #include "driver/tuning_session.h"
+#include "features/features.h"
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
 #include "sampler/sketch_generator.h"
@@ -181,6 +182,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   lower->add_option("--schedule", lower_schedule, "naive | random")->check(CLI::IsMember({"naive", "random"}))->capture_default_str();
   lower->add_option("--seed", lower_seed, "seed of --schedule random");
 
+  std::string features_kernel, features_schedule = "naive";
+  uint64_t features_seed = 0;
+  FeatureOptions feature_opts;
+  bool features_raw = false;
+  CLI::App* features = app.add_subcommand("features", "Print the cost model's features of each store of a kernel under a schedule");
+  add_def(features);
+  features->add_option("--kernel", features_kernel, "the kernel")->required();
+  features->add_option("--schedule", features_schedule, "naive | random")->check(CLI::IsMember({"naive", "random"}))->capture_default_str();
+  features->add_option("--seed", features_seed, "seed of --schedule random");
+  features->add_option("--cache-line", feature_opts.cache_line_bytes, "cache line bytes")->check(CLI::PositiveNumber)->capture_default_str();
+  features->add_flag("--raw", features_raw, "print the values before log2(1 + x) scaling");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -238,6 +251,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       auto dag = std::make_shared<const ComputeDAG>(k->dag);
       State state = lower_schedule == "random" ? random_schedule(dag, lower_seed) : State(dag);
       out << describe_steps(state) << to_string(lower_state(state, k->name));
+    } else if (features->parsed()) {
+      const Kernel* k = program.find(features_kernel);
+      if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", features_kernel, def_path));
+      auto dag = std::make_shared<const ComputeDAG>(k->dag);
+      State state = features_schedule == "random" ? random_schedule(dag, features_seed) : State(dag);
+      feature_opts.log_scale = !features_raw;
+      out << describe_steps(state);
+      std::vector<StoreFeatures> rows = extract_features(state, feature_opts);
+      for (size_t r = 0; r < rows.size(); ++r) {
+        fmt::print(out, "store {}: {}\n", r, rows[r].buffer);
+        for (int i = 0; i < kNumFeatures; ++i) fmt::print(out, "  {:<44} {}\n", feature_name(i), rows[r].values[i]);
+      }
     }
   } catch (const CompileError& e) {
     err << e.render() << "\n";

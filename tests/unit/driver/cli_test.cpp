@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,7 +86,7 @@ TEST_F(CliTest, MisuseExitsWithTwo) {
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
-  for (const char* cmd : {"check", "list", "emit", "configure", "lower", "tune", "sketch"}) {
+  for (const char* cmd : {"check", "list", "emit", "configure", "lower", "tune", "sketch", "features"}) {
     EXPECT_EQ(run({cmd, "--help"}), 0) << cmd;
     EXPECT_NE(out_.str().find("Usage"), std::string::npos) << cmd;
   }
@@ -265,6 +266,23 @@ TEST_F(CliTest, LowerPrintsTheLoopProgram) {
   ASSERT_EQ(run({"lower", write("k.def", kGood), "--kernel", "add1"}), 0);
   EXPECT_NE(out_.str().find("for i in 0..3:"), std::string::npos) << out_.str();
   EXPECT_EQ(run({"lower", write("k.def", kGood), "--kernel", "nope"}), 2);
+}
+
+TEST_F(CliTest, FeaturesPrintEveryFeatureOfEachStoreByName) {
+  std::string def = write("k.def", kGood);
+  ASSERT_EQ(run({"features", def, "--kernel", "add1", "--raw"}), 0) << err_.str();
+  std::string raw = out_.str();
+  // Y[i] = X[i] + 1 for i < 3: one store, 3 integer additions in 1 loop; one line per feature.
+  EXPECT_EQ(raw.rfind("store 0: Y\n", 0), 0u) << raw;
+  EXPECT_EQ(std::count(raw.begin(), raw.end(), '\n'), 1 + 164) << raw;
+  EXPECT_NE(raw.find(fmt::format("  {:<44} 3\n", "int_addsub")), std::string::npos) << raw;
+  EXPECT_NE(raw.find(fmt::format("  {:<44} 1\n", "num_loops")), std::string::npos) << raw;
+  // Scaled: log2(1 + 3) = 2, log2(1 + 1) = 1.
+  ASSERT_EQ(run({"features", def, "--kernel", "add1"}), 0) << err_.str();
+  EXPECT_NE(out_.str().find(fmt::format("  {:<44} 2\n", "int_addsub")), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find(fmt::format("  {:<44} 1\n", "num_loops")), std::string::npos) << out_.str();
+  EXPECT_EQ(run({"features", def, "--kernel", "nope"}), 2);
+  EXPECT_EQ(run({"features", def, "--kernel", "add1", "--cache-line", "0"}), 2);
 }
 
 }  // namespace
