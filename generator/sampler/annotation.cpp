@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sampler/program_builder.h"
 #include "schedule/bound_inference.h"
 #include "schedule/steps.h"
 
@@ -15,19 +16,6 @@ bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution
 template <class T>
 const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
   return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
-}
-
-// The threads (threadIdx.x) that run the loops of `stage` down to leaf position `depth` (-1: none
-// of its own), found there or around the loop the stage is computed in; 0 when none is bound or
-// its number is open.
-int64_t threads_around(const State& s, int stage, int depth) {
-  const Stage& st = s.stage(stage);
-  for (int p = 0; p <= depth; ++p) {
-    const Iterator& it = st.leaf(p);
-    if (it.annotation == IterAnnotation::ThreadX) return it.extent > 0 ? it.extent : 0;
-  }
-  if (st.location != ComputeLocation::At) return 0;
-  return threads_around(s, st.attach_stage, s.stage(st.attach_stage).leaf_position(st.attach_iter));
 }
 
 bool is_tiled(const Stage& st) { return !st.relations.empty() && st.op->reduction(); }
