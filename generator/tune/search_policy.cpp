@@ -7,6 +7,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "tune/ansor_policy.h"
 #include "tune/random_policy.h"
 
 namespace ansor {
@@ -25,8 +26,15 @@ std::unique_ptr<SearchPolicy> make(const SearchTask& task) {
   return std::make_unique<Policy>(task);
 }
 
+// The Ansor policy without crossover: for measuring what crossover adds.
+std::unique_ptr<SearchPolicy> make_ansor_without_crossover(const SearchTask& task) {
+  EvolutionParams params;
+  params.crossover_probability = 0;
+  return std::make_unique<AnsorPolicy>(task, params, "ansor-no-crossover");
+}
+
 Registry& registry() {
-  static Registry r{{}, {{"random", make<RandomPolicy>}}};
+  static Registry r{{}, {{"random", make<RandomPolicy>}, {"ansor", make<AnsorPolicy>}, {"ansor-no-crossover", make_ansor_without_crossover}}};
   return r;
 }
 

@@ -26,12 +26,17 @@ struct MeasuredCandidate {
   Record record;
 };
 
+class ProgramScorer;  // tune/program_scorer.h
+
 // What a policy searches: one kernel's DAG on one target.
 struct SearchTask {
   std::string kernel_name;
   std::shared_ptr<const ComputeDAG> dag;
   SamplerContext sampler;
   uint64_t seed = 0;
+  // The cost model of policies that use one, shared by the tasks of a tuning run; null: random
+  // scores (RandomScorer).
+  std::shared_ptr<ProgramScorer> scorer = nullptr;
 };
 
 class SearchPolicy {

@@ -1,0 +1,117 @@
+// The ansor policy: registered (with its variant without crossover), it never proposes a
+// program twice nor one reported measured; it scores with the task's scorer, shared between
+// tasks, and teaches it what was measured; ε-greedy mixes random samples into the batch.
+#include "tune/ansor_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "test_support.h"
+#include "tune/program_scorer.h"
+
+namespace ansor {
+namespace {
+
+// Random scores, counting what it is asked and told.
+class CountingScorer final : public ProgramScorer {
+ public:
+  std::vector<double> score(const std::vector<State>& states) override {
+    scored += static_cast<int>(states.size());
+    return random.score(states);
+  }
+  void update(const std::vector<MeasuredCandidate>& measured) override { learned += static_cast<int>(measured.size()); }
+
+  int scored = 0, learned = 0;
+  RandomScorer random{1};
+};
+
+class AnsorPolicyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dag_ = test::dag_of(test::parse("kernel mm { A = input f32[32, 24]\n B = const f32[24, 40]\n C = relu(matmul(A, B)) }"), "mm");
+  }
+  SearchTask task(uint64_t seed, std::shared_ptr<ProgramScorer> scorer = nullptr) const {
+    return {"mm", dag_, SamplerContext{}, seed, std::move(scorer)};
+  }
+  // The proposals reported measured, each at a made-up time.
+  static std::vector<MeasuredCandidate> measured(const std::vector<State>& states, double seconds) {
+    std::vector<MeasuredCandidate> out;
+    for (const State& s : states) {
+      Record r;
+      r.seconds = seconds;
+      seconds *= 1.1;
+      out.push_back({s, r});
+    }
+    return out;
+  }
+
+  std::shared_ptr<const ComputeDAG> dag_;
+};
+
+TEST_F(AnsorPolicyTest, IsRegisteredWithAVariantWithoutCrossover) {
+  std::vector<std::string> names = search_policy_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "ansor"), names.end());
+  EXPECT_EQ(make_search_policy("ansor", task(0))->name(), "ansor");
+  auto without = make_search_policy("ansor-no-crossover", task(0));
+  EXPECT_EQ(without->name(), "ansor-no-crossover");
+  EXPECT_EQ(dynamic_cast<const AnsorPolicy&>(*without).search().params().crossover_probability, 0);
+}
+
+TEST_F(AnsorPolicyTest, NeverProposesAProgramTwiceNorOneMeasured) {
+  // Programs measured before the policy started (the cache's records) are never proposed.
+  std::vector<State> known = make_search_policy("random", task(7))->propose(16);
+  std::set<std::string> seen;
+  for (const State& s : known) seen.insert(s.signature());
+  auto policy = make_search_policy("ansor", task(7));
+  policy->update(measured(known, 1e-3));
+  for (int round = 0; round < 5; ++round) {
+    std::vector<State> proposed = policy->propose(12);
+    ASSERT_EQ(proposed.size(), 12u) << "round " << round;
+    for (const State& s : proposed) {
+      EXPECT_TRUE(seen.insert(s.signature()).second) << "proposed again:\n" << describe_steps(s);
+      EXPECT_EQ(replay(dag_, s.steps()).signature(), s.signature());
+    }
+    policy->update(measured(proposed, 2e-3));
+  }
+}
+
+TEST_F(AnsorPolicyTest, ScoresWithTheSharedScorerAndTeachesIt) {
+  auto scorer = std::make_shared<CountingScorer>();
+  auto first = make_search_policy("ansor", task(1, scorer));
+  auto second = make_search_policy("ansor", task(2, scorer));
+  std::vector<State> a = first->propose(8), b = second->propose(8);
+  EXPECT_GT(scorer->scored, 2 * EvolutionParams{}.population);
+  first->update(measured(a, 1e-3));
+  second->update(measured(b, 1e-3));
+  EXPECT_EQ(scorer->learned, static_cast<int>(a.size() + b.size()));
+}
+
+TEST_F(AnsorPolicyTest, EpsilonGreedyDrawsItsShareAtRandom) {
+  auto scorer = std::make_shared<CountingScorer>();
+  EvolutionParams all_random;
+  all_random.eps_greedy = 1.0;
+  AnsorPolicy random_only(task(3, scorer), all_random);
+  EXPECT_EQ(random_only.propose(10).size(), 10u);
+  EXPECT_EQ(scorer->scored, 0) << "with ε = 1 nothing is searched";
+  EvolutionParams none_random;
+  none_random.eps_greedy = 0.0;
+  AnsorPolicy searched(task(3, scorer), none_random);
+  EXPECT_EQ(searched.propose(10).size(), 10u);
+  EXPECT_GT(scorer->scored, 0);
+}
+
+TEST_F(AnsorPolicyTest, RunsOutOfASmallSpace) {
+  auto dag = test::dag_of(test::parse("kernel add1 { X = input i32[3]\n Y[i:3] = X[i] + 1 }"), "add1");
+  auto policy = make_search_policy("ansor", {"add1", dag, SamplerContext{}, 0});
+  std::set<std::string> seen;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<State> proposed = policy->propose(8);
+    for (const State& s : proposed) EXPECT_TRUE(seen.insert(s.signature()).second);
+    if (proposed.empty()) break;
+  }
+  EXPECT_TRUE(policy->propose(8).empty()) << seen.size() << " schedules and still more";
+}
+
+}  // namespace
+}  // namespace ansor
