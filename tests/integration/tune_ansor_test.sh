@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Integration test, the ansor search policy: `ansor-gen tune --policy ansor` with a tiny budget
+# on a small kernel appends its records to the cache, a second run with the same cache adds only
+# schedules not measured before, and `ansor-gen emit` replays the best record into the kernel's
+# source without measuring. Runs the build's own ansor-gen (no consumer project).
+source "$(dirname "$0")/common.sh"
+
+: "${ANSOR_BUILD_DIR:?set ANSOR_BUILD_DIR to a build of ansor}"
+gen=$ANSOR_BUILD_DIR/generator/ansor-gen
+[[ -x $gen ]] || fail "no ansor-gen at $gen"
+def=$WORK_DIR/kernels.def
+cache=$WORK_DIR/cache
+cat >"$def" <<'DEF'
+kernel mm_relu {
+  A = input f32[64, 48]
+  B = const f32[48, 32]
+  C = relu(matmul(A, B))
+}
+DEF
+
+step "tuning with --policy ansor, 8 trials in batches of 4"
+run "$WORK_DIR/tune.log" "$gen" tune "$def" --cache "$cache" --policy ansor --trials 8 --batch 4 --min-seconds 0.001
+grep -q '^\[tune\] mm_relu: done, 8 trials' "$WORK_DIR/tune.log" || fail "expected 8 trials of mm_relu (see $WORK_DIR/tune.log)"
+[[ $(cat "$cache"/*.jsonl | wc -l) -eq 8 ]] || fail "expected 8 records in $cache"
+
+step "tuning again with the same cache: 4 more, none measured before"
+run "$WORK_DIR/tune2.log" "$gen" tune "$def" --cache "$cache" --policy ansor --trials 4 --batch 4 --seed 1 --min-seconds 0.001
+[[ $(cat "$cache"/*.jsonl | wc -l) -eq 12 ]] || fail "expected 12 records in $cache"
+# The steps of every record, one line each: no schedule was measured twice.
+steps=$(sed -e 's/.*"steps":\(\[.*\]\),"target".*/\1/' "$cache"/*.jsonl)
+[[ $(sort <<<"$steps" | uniq -d | wc -l) -eq 0 ]] || fail "a schedule was measured twice (see $cache)"
+
+step "emitting from the records"
+run "$WORK_DIR/emit.log" "$gen" emit "$def" --name lib --out "$WORK_DIR/out" --cache "$cache"
+grep -q 'mm_relu: tuned record' "$WORK_DIR/emit.log" || fail "emit did not use a tuned record (see $WORK_DIR/emit.log)"
+grep -q 'schedule: tuned' "$WORK_DIR/out/lib_mm_relu.cpp" || fail "the kernel was not emitted from its tuned record"
+if grep -q '^\[tune\]' "$WORK_DIR/emit.log"; then
+  fail "emit measured although the kernel has records (see $WORK_DIR/emit.log)"
+fi
+echo
+echo "PASS: tune_ansor"
