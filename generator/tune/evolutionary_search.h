@@ -11,7 +11,6 @@
 // excluded (measured or proposed before).
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <random>
