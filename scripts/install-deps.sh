@@ -8,6 +8,7 @@ packages=(
   clang-14 libclang-rt-14-dev lld-14 llvm-14-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libxxhash-dev
+  libxgboost-dev
   libopenblas-dev libdnnl-dev
   # Debian's oneDNN CMake package looks for OpenCL; it is only a recommendation of libdnnl-dev.
   ocl-icd-opencl-dev
