@@ -14,6 +14,9 @@
 
 #include "ir/printer.h"
 #include "lang/program.h"
+#include "lower/lower.h"
+#include "records/record.h"
+#include "schedule/state.h"
 #include "test_support.h"
 
 namespace ansor {
@@ -233,6 +236,33 @@ kernel elementwise_and_layout {
 }
 )",
                      "builtins.def");
+}
+
+// What training on the cache needs: every record of the repository's cache rebuilds its
+// workload's DAG from the record alone, and the record's schedule replays and lowers on it.
+TEST(DagTextTest, RebuildsAndReplaysEveryRecordOfTheRepositoryCache) {
+  std::map<std::string, std::shared_ptr<const ComputeDAG>> dags;
+  int records = 0, lowered = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ANSOR_SOURCE_DIR) + "/cache")) {
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+      SCOPED_TRACE(entry.path().filename().string() + ":" + std::to_string(number));
+      Record r = record_from_line(line);
+      ++records;
+      auto [it, fresh] = dags.try_emplace(r.workload_key);
+      if (fresh) {
+        it->second = std::make_shared<const ComputeDAG>(parse_canonical_dag(r.dag));
+        ASSERT_EQ(it->second->workload_key(), r.workload_key);
+      }
+      if (!r.ok()) continue;
+      State state = replay(it->second, r.steps);
+      EXPECT_FALSE(lower_state(state, "k").body == nullptr);
+      ++lowered;
+    }
+  }
+  EXPECT_GE(records, 100);
+  std::printf("%d records of %zu workloads, %d replayed and lowered\n", records, dags.size(), lowered);
 }
 
 // Literals take their dtype from context; where the context decides nothing, kernels.def keeps
