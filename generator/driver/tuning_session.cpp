@@ -8,6 +8,7 @@
 
 #include "measure/host_target.h"
 #include "support/file_name.h"
+#include "tune/learned_scorer.h"
 
 namespace ansor {
 
@@ -54,7 +55,9 @@ std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, 
 TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
   if (options_.cache_dir.empty()) throw std::runtime_error("tuning needs a cache directory (--cache) to keep its records");
   if (target().kind != Target::Kind::Cpu) throw std::runtime_error("tuning for " + target().to_string() + " needs that GPU here");
-  return tune_kernel(kernel, measurer(), TuningCache(options_.cache_dir), options, progress);
+  TuningCache cache(options_.cache_dir);
+  if (!scorer_) scorer_ = learned_scorer_source(cache, target().to_string(), options.seed);
+  return tune_kernel(kernel, measurer(), cache, options, progress, scorer_);
 }
 
 std::string kernel_target(const Kernel& kernel, const std::string& run_target) { return kernel.attrs.target.value_or(run_target); }

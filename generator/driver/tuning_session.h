@@ -3,6 +3,7 @@
 // step that finds no record can tune and then emit with the same compiler and target.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -48,6 +49,8 @@ class TuningSession {
   std::optional<KernelCompiler> compiler_;
   std::optional<Target> target_;
   std::unique_ptr<Measurer> measurer_;
+  // The cost model shared by the kernels tuned in this session (made when a policy first asks).
+  std::function<std::shared_ptr<ProgramScorer>()> scorer_;
 };
 
 // The target a kernel is tuned and emitted for: its own `target` attribute, else the run's.

@@ -32,6 +32,9 @@ enum class Feature : int {
 
 inline constexpr int kNumFeatures = 164;
 static_assert(static_cast<int>(Feature::Count) == kNumFeatures, "feature.def lists the 164 features");
+// Names this definition of the features: a saved cost model was trained on rows of one
+// definition and is refused by another. Change it whenever a feature's meaning changes.
+inline constexpr std::string_view kFeatureSetName = "ansor-features-164-v1";
 // The buffers per store that have features (more are dropped, fewer leave zeros).
 inline constexpr int kMaxBufferSlots = 5;
 // Features per buffer slot.

@@ -21,7 +21,7 @@ AnsorPolicy::AnsorPolicy(const SearchTask& task, EvolutionParams params, std::st
       catalog_(std::make_shared<const SketchCatalog>(generate_sketches(task.dag, task.sampler, SketchRules::for_context(task.sampler)))),
       annotator_(task.sampler),
       search_(task.sampler, catalog_, params),
-      scorer_(task.scorer ? task.scorer : std::make_shared<RandomScorer>(task.seed ^ kScorerSeedSalt)),
+      scorer_(task.scorer ? task.scorer() : std::make_shared<RandomScorer>(task.seed ^ kScorerSeedSalt)),
       rng_(task.seed) {}
 
 std::vector<State> AnsorPolicy::propose(int n) {

@@ -34,9 +34,10 @@ struct SearchTask {
   std::shared_ptr<const ComputeDAG> dag;
   SamplerContext sampler;
   uint64_t seed = 0;
-  // The cost model of policies that use one, shared by the tasks of a tuning run; null: random
-  // scores (RandomScorer).
-  std::shared_ptr<ProgramScorer> scorer = nullptr;
+  // The cost model of policies that use one, shared by the tasks of a tuning run, made on the
+  // first call (a model learns from the whole cache: policies without one never pay for it);
+  // none: random scores (RandomScorer).
+  std::function<std::shared_ptr<ProgramScorer>()> scorer = {};
 };
 
 class SearchPolicy {

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "records/record_filter.h"
+#include "tune/learned_scorer.h"
 
 namespace ansor {
 
@@ -19,13 +20,15 @@ std::string describe_time(const Record& r, double flops) {
 
 }  // namespace
 
-TuningTask::TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options)
+TuningTask::TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options,
+                       std::function<std::shared_ptr<ProgramScorer>()> scorer)
     : kernel_(kernel),
       dag_(std::make_shared<const ComputeDAG>(kernel.dag)),
       measurer_(measurer),
       cache_(cache),
       options_(std::move(options)) {
-  SearchTask task{kernel.name, dag_, SamplerContext::for_target(measurer.target()), options_.seed};
+  SearchTask task{kernel.name, dag_, SamplerContext::for_target(measurer.target()), options_.seed,
+                  scorer ? std::move(scorer) : learned_scorer_source(cache, measurer.target().to_string(), options_.seed)};
   policy_ = make_search_policy(options_.policy, task);
   load_known(cache);
 }
@@ -84,9 +87,9 @@ int TuningTask::run_round(int n, std::ostream& progress) {
 }
 
 TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, const TuneOptions& options,
-                        std::ostream& progress) {
+                        std::ostream& progress, std::function<std::shared_ptr<ProgramScorer>()> scorer) {
   auto start = std::chrono::steady_clock::now();
-  TuningTask task(kernel, measurer, cache, options);
+  TuningTask task(kernel, measurer, cache, options, std::move(scorer));
   while (!task.budget_spent() && task.run_round(options.batch_size, progress) > 0) {
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -26,7 +27,7 @@ struct TuneOptions {
   int trials = 64;
   int batch_size = 16;
   uint64_t seed = 0;
-  std::string policy = "random";     // a name of search_policy_names()
+  std::string policy = "ansor";      // a name of search_policy_names()
   std::vector<PlantedFault> faults;  // by trial index; tests only
 };
 
@@ -39,9 +40,12 @@ struct TuneSummary {
 class TuningTask {
  public:
   // Makes the task's policy (std::invalid_argument for an unknown one) and hands it what the
-  // cache already holds for the kernel on the measurer's target and compiler. The kernel, the
-  // measurer and the cache must outlive the task.
-  TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options);
+  // cache already holds for the kernel on the measurer's target and compiler. A policy that
+  // uses a cost model gets it from `scorer` (tasks sharing a source share the model); with none,
+  // from a learned scorer of its own over the cache. The kernel, the measurer and the cache must
+  // outlive the task.
+  TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options,
+             std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
 
   // Measures up to n new schedules (fewer when the budget has less left) and prints a progress
   // line. Returns how many were measured: 0 when the policy has no new schedule to offer.
@@ -69,6 +73,6 @@ class TuningTask {
 // Rounds of options.batch_size until options.trials are measured or the policy runs out of new
 // schedules; then a closing line.
 TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, const TuneOptions& options,
-                        std::ostream& progress);
+                        std::ostream& progress, std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
 
 }  // namespace ansor

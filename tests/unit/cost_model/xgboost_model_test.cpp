@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <random>
 
-#include "cost_model/random_cost_model.h"
 #include "cost_model/ranking_metrics.h"
 #include "support/file_util.h"
 #include "test_support.h"
@@ -206,20 +205,6 @@ TEST(XGBoostModelTest, LoadRefusesOtherFeaturesAndOtherFiles) {
   EXPECT_NE(load_error(same, garbage).find("is not an XGBoost model"), std::string::npos);
   EXPECT_FALSE(same.trained());
   std::filesystem::remove_all(dir);
-}
-
-TEST(RandomCostModelTest, SeededUniformScores) {
-  std::vector<ProgramRows> programs(100, ProgramRows(kRowLength));
-  RandomCostModel a(7), b(7), c(8);
-  EXPECT_TRUE(a.trained());
-  std::vector<double> sa = a.predict(programs), sb = b.predict(programs), sc = c.predict(programs);
-  EXPECT_EQ(sa, sb);
-  EXPECT_NE(sa, sc);
-  for (double s : sa) {
-    EXPECT_GE(s, 0.0);
-    EXPECT_LT(s, 1.0);
-  }
-  EXPECT_NE(a.predict(programs), sa);  // the generator moves on
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ class AnsorPolicyTest : public ::testing::Test {
     dag_ = test::dag_of(test::parse("kernel mm { A = input f32[32, 24]\n B = const f32[24, 40]\n C = relu(matmul(A, B)) }"), "mm");
   }
   SearchTask task(uint64_t seed, std::shared_ptr<ProgramScorer> scorer = nullptr) const {
-    return {"mm", dag_, SamplerContext{}, seed, std::move(scorer)};
+    SearchTask t{"mm", dag_, SamplerContext{}, seed, {}};
+    if (scorer) t.scorer = [scorer] { return scorer; };
+    return t;
   }
   // The proposals reported measured, each at a made-up time.
   static std::vector<MeasuredCandidate> measured(const std::vector<State>& states, double seconds) {
