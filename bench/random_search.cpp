@@ -1,8 +1,9 @@
-// Random search (sketches annotated at random, paper §4) on the Ansor paper's GEMM and a
-// ResNet convolution: the best GFLOP/s after each budget of trials, beside OpenBLAS (GEMM) and
-// oneDNN (convolution) timed in the same run.
+// A search policy (random: sketches annotated at random, paper §4; ansor: the learned model's
+// evolutionary search, §5) on the Ansor paper's GEMM and a ResNet convolution from an empty
+// cache: the best GFLOP/s after each budget of trials, beside OpenBLAS (GEMM) and oneDNN
+// (convolution) timed in the same run.
 //
-//   bench_random_search [--trials 64,200,1000] [--kernel matmul|conv2d]... [--seed S]
+//   bench_random_search [--trials 64,200,1000] [--kernel matmul|conv2d]... [--seed S] [--policy P]
 #include <cblas.h>
 #include <fmt/format.h>
 
@@ -69,11 +70,13 @@ int main(int argc, char** argv) {
   std::vector<int> budgets = {64, 200, 1000};
   std::vector<std::string> kernels;
   uint64_t seed = 0;
+  std::string policy = TuneOptions().policy;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--trials") budgets = parse_budgets(argv[i + 1]);
     if (flag == "--kernel") kernels.push_back(argv[i + 1]);
     if (flag == "--seed") seed = std::stoull(argv[i + 1]);
+    if (flag == "--policy") policy = argv[i + 1];
   }
   if (kernels.empty()) kernels = {"matmul", "conv2d"};
 
@@ -84,7 +87,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<Measurer> measurer = bench::host_measurer(work_dir);
   std::string cache_dir = work_dir + "-cache";
 
-  fmt::print("random search on {} ({} threads) with {}\n", measurer->target().to_string(), measurer->target().threads,
+  fmt::print("{} search on {} ({} threads) with {}\n", policy, measurer->target().to_string(), measurer->target().threads,
              measurer->compiler().identity());
   struct Row {
     std::string kernel;
@@ -100,6 +103,7 @@ int main(int argc, char** argv) {
       TuneOptions tune;
       tune.trials = budget - done;
       tune.seed = seed + static_cast<uint64_t>(done);
+      tune.policy = policy;
       TuneSummary summary = tune_kernel(kernel, *measurer, cache, tune, std::cout);
       done = budget;
       rows.push_back({name, budget, summary.best ? bench::gflops(kernel.dag.flop_count(), summary.best->seconds) : 0});
