@@ -197,9 +197,23 @@ Expr call(MathFn fn, std::vector<Expr> args) {
   return std::make_shared<CallNode>(fn, std::move(args));
 }
 
+int64_t wrap_to_dtype(int64_t value, DType t) {
+  assert(dtype_is_int(t));
+  int bits = 8 * dtype_bytes(t);
+  if (bits >= 64) return value;
+  uint64_t low = static_cast<uint64_t>(value) & ((uint64_t{1} << bits) - 1);
+  uint64_t sign = uint64_t{1} << (bits - 1);
+  if (dtype_is_signed(t) && (low & sign)) low |= ~((uint64_t{1} << bits) - 1);
+  return static_cast<int64_t>(low);
+}
+
 Expr cast(DType t, Expr value) {
   if (value->dtype == t) return value;
-  if (const int64_t* c = as_const_int(value); c && value->dtype != DType::Bool) return make_const(t, static_cast<double>(*c));
+  if (const int64_t* c = as_const_int(value); c && value->dtype != DType::Bool) {
+    if (dtype_is_float(t)) return float_imm(static_cast<double>(*c), t);
+    if (t == DType::Bool) return bool_imm(*c != 0);
+    return int_imm(wrap_to_dtype(*c, t), t);
+  }
   if (auto* f = value->as<FloatImmNode>(); f && dtype_is_float(t)) return float_imm(f->value, t);
   return std::make_shared<CastNode>(t, std::move(value));
 }

@@ -166,7 +166,10 @@ Expr unary(UnaryOp op, Expr a);
 Expr binary(BinaryOp op, Expr a, Expr b);
 Expr select(Expr cond, Expr true_value, Expr false_value);
 Expr call(MathFn fn, std::vector<Expr> args);
+// Casts of integer constants fold as C++ converts: to the target's width, modulo 2^bits.
 Expr cast(DType t, Expr value);
+// An integer value converted to the integer dtype t: its low bits, sign-extended when t is signed.
+int64_t wrap_to_dtype(int64_t value, DType t);
 Expr reduce(ReduceOp op, std::vector<IterVar> axes, Expr source, Expr condition = nullptr);
 
 inline Expr add(Expr a, Expr b) { return binary(BinaryOp::Add, std::move(a), std::move(b)); }

@@ -20,6 +20,9 @@ TypedValue convert(const TypedValue& v, DType t, const std::string& context) {
                                           dtype_name(t), context, dtype_name(t)));
   if (t == DType::Bool)
     throw CompileError(v.loc, fmt::format("number used where a condition is expected{}", context));
+  // A literal takes the dtype of its context only where it keeps its value.
+  if (const int64_t* c = as_const_int(v.expr); c && dtype_is_int(t) && wrap_to_dtype(*c, t) != *c)
+    throw CompileError(v.loc, fmt::format("integer {} does not fit {}{}", *c, dtype_name(t), context));
   return {cast(t, v.expr), false, v.loc};
 }
 

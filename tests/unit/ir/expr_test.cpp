@@ -15,6 +15,17 @@ TEST(ExprTest, FoldsIntegerConstants) {
   EXPECT_TRUE(is_const_int(lt(int_imm(1), int_imm(2)), 1));
 }
 
+TEST(ExprTest, CastsOfIntegerConstantsWrapAsCppConverts) {
+  EXPECT_TRUE(is_const_int(cast(DType::I32, int_imm(int64_t{1} << 32 | 5)), 5));
+  EXPECT_TRUE(is_const_int(cast(DType::I32, int_imm(INT64_MAX)), -1));
+  EXPECT_TRUE(is_const_int(cast(DType::I8, int_imm(200)), -56));
+  EXPECT_TRUE(is_const_int(cast(DType::U8, int_imm(-1)), 255));
+  EXPECT_TRUE(is_const_int(cast(DType::Bool, int_imm(INT64_MIN)), 1));
+  Expr as_float = cast(DType::F64, int_imm(INT64_MAX));
+  ASSERT_EQ(as_float->kind, ExprKind::FloatImm);
+  EXPECT_EQ(as_float->as<FloatImmNode>()->value, 9223372036854775808.0);
+}
+
 TEST(ExprTest, DropsIntegerIdentitiesButNotFloatOnes) {
   Var x = make_var("x");
   EXPECT_EQ(add(x, int_imm(0)), Expr(x));

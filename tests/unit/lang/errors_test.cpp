@@ -451,6 +451,11 @@ TEST(SemaErrorTest, FloatLiteralInAnIntegerContext) {
                        "floating-point value used where i32 is expected in '+'; convert it with i32(...)"));
 }
 
+TEST(SemaErrorTest, IntegerLiteralThatDoesNotFitItsContext) {
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = N[i] - 9223372036854775807"), 3, 17, "integer 9223372036854775807 does not fit i32 in '-'"));
+  EXPECT_TRUE(fails_at(with_decls("Y[i:4] = N[i] + 2147483648"), 3, 17, "integer 2147483648 does not fit i32 in '+'"));
+}
+
 TEST(SemaErrorTest, NumberWhereAConditionIsExpected) {
   EXPECT_TRUE(fails_at(with_decls("Y[i:4] = B[i] == 1"), 3, 18, "number used where a condition is expected in '=='"));
 }
