@@ -17,7 +17,8 @@
 namespace ansor::bench {
 
 // The paper's fp32 GEMM and a ResNet-50 3×3 convolution, with const weights (packed by the
-// schedules that choose to).
+// schedules that choose to); the search benchmark's convolution with its epilogue in NHWC and
+// a BERT-base feed-forward layer with bias and gelu.
 inline constexpr const char* kPaperKernels = R"(
 kernel matmul {
   A = input f32[1024, 1024]
@@ -28,6 +29,18 @@ kernel conv2d {
   X = input f32[1, 128, 28, 28]
   W = const f32[128, 128, 3, 3]
   Y = conv2d_nchw(X, W, stride = 1, pad = 1)
+}
+kernel conv2d_nhwc_bias_relu {
+  X = input f32[1, 28, 28, 128]
+  W = const f32[3, 3, 128, 128]
+  b = const f32[128]
+  Y = relu(bias_add(conv2d_nhwc(X, W, stride = 1, pad = 1), b, axis = 3))
+}
+kernel dense_bias_gelu {
+  X = input f32[128, 768]
+  W = const f32[3072, 768]
+  b = const f32[3072]
+  Y = gelu(bias_add(dense(X, W), b, axis = 1))
 }
 )";
 

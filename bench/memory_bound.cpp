@@ -34,6 +34,7 @@
 #include <stdexcept>
 
 #include "bench_support.h"
+#include "onednn_support.h"
 #include "records/record_filter.h"
 #include "tune/search_policy.h"
 #include "tune/tuner.h"
@@ -46,37 +47,11 @@ using dnnl::memory;
 
 constexpr double kLayerNormEps = 1e-5;
 
-// oneDNN's engine and stream, shared by every primitive of the run.
-struct OneDnn {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  dnnl::stream stream{engine};
-};
-
-// What oneDNN runs for one operator: given the kernel's inputs in argument order (row-major,
-// as ours take them), the median seconds of one call, with oneDNN's output left in `out`.
-using OneDnnTimer = std::function<double(const std::vector<const float*>& inputs, float* out)>;
-
-memory::desc plain_desc(const memory::dims& dims) {
-  return memory::desc(dims, memory::data_type::f32, dims.size() == 1 ? memory::format_tag::a : memory::format_tag::ab);
-}
-
-// oneDNN takes inputs through non-const handles; it does not write them.
-memory wrap(OneDnn& d, const memory::desc& md, const float* data) { return memory(md, d.engine, const_cast<float*>(data)); }
-
-double time_primitive(OneDnn& d, const dnnl::primitive& p, const std::unordered_map<int, memory>& args) {
-  return bench::median_seconds([&] {
-    p.execute(d.stream, args);
-    d.stream.wait();
-  });
-}
-
-dnnl::primitive_attr gelu_epilogue() {
-  dnnl::post_ops ops;
-  ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
-  dnnl::primitive_attr attr;
-  attr.set_post_ops(ops);
-  return attr;
-}
+using bench::OneDnn;
+using bench::OneDnnTimer;
+using bench::plain_desc;
+using bench::time_primitive;
+using bench::wrap;
 
 OneDnnTimer onednn_softmax(OneDnn& d, int64_t m, int64_t n) {
   return [&d, m, n](const std::vector<const float*>& in, float* out) {
@@ -110,28 +85,9 @@ OneDnnTimer onednn_layer_norm(OneDnn& d, int64_t m, int64_t n) {
 OneDnnTimer onednn_bias_gelu(OneDnn& d, int64_t m, int64_t n) {
   return [&d, m, n](const std::vector<const float*>& in, float* out) {
     memory::desc md = plain_desc({m, n}), bias = plain_desc({1, n});
-    dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, md, bias, md}, gelu_epilogue(), d.engine);
+    dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, md, bias, md}, bench::gelu_epilogue(), d.engine);
     return time_primitive(d, dnnl::binary(pd),
                           {{DNNL_ARG_SRC_0, wrap(d, md, in[0])}, {DNNL_ARG_SRC_1, wrap(d, bias, in[1])}, {DNNL_ARG_DST, wrap(d, md, out)}});
-  };
-}
-
-// dense(X, W) with W [N, K] is oneDNN's inner product. The weights are reordered into the
-// layout oneDNN picks once, outside the timing, as ours are packed once.
-OneDnnTimer onednn_dense(OneDnn& d, int64_t m, int64_t k, int64_t n, bool bias_gelu) {
-  return [&d, m, k, n, bias_gelu](const std::vector<const float*>& in, float* out) {
-    using dnnl::inner_product_forward;
-    memory::desc src = plain_desc({m, k}), dst = plain_desc({m, n}), bias = plain_desc({n});
-    memory::desc weights_any({n, k}, memory::data_type::f32, memory::format_tag::any);
-    auto desc = bias_gelu ? inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, weights_any, bias, dst)
-                          : inner_product_forward::desc(dnnl::prop_kind::forward_inference, src, weights_any, dst);
-    inner_product_forward::primitive_desc pd(desc, bias_gelu ? gelu_epilogue() : dnnl::primitive_attr(), d.engine);
-    memory weights_plain = wrap(d, plain_desc({n, k}), in[1]), weights(pd.weights_desc(), d.engine);
-    dnnl::reorder(weights_plain, weights).execute(d.stream, weights_plain, weights);
-    d.stream.wait();
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(d, src, in[0])}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, wrap(d, dst, out)}};
-    if (bias_gelu) args.emplace(DNNL_ARG_BIAS, wrap(d, bias, in[2]));
-    return time_primitive(d, inner_product_forward(pd), args);
   };
 }
 
@@ -191,9 +147,9 @@ std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std:
     ops.push_back({"dense+bias+gelu", shape, "dense_bias_gelu_" + shape,
                    fmt::format("kernel dense_bias_gelu_{} {{\n{} b = const f32[{}]\n Y = gelu(bias_add(dense(X, W), b, axis = 1))\n}}", shape,
                                inputs, s[2]),
-                   onednn_dense(d, s[0], s[1], s[2], true)});
+                   bench::onednn_dense(d, s[0], s[1], s[2], true)});
     ops.push_back({"dense", shape, "dense_" + shape, fmt::format("kernel dense_{} {{\n{} Y = dense(X, W)\n}}", shape, inputs),
-                   onednn_dense(d, s[0], s[1], s[2], false)});
+                   bench::onednn_dense(d, s[0], s[1], s[2], false)});
   }
   return ops;
 }
