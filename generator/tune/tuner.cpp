@@ -66,7 +66,7 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   }
   double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds();
   // Each record is saved as soon as it is measured: an interrupted run loses none.
-  std::vector<Record> records = measurer_.measure(batch, [&](const Record& r) { cache_.append(r); });
+  std::vector<Record> records = measurer_.measure(batch, summary_.best ? summary_.best->seconds : 0, [&](const Record& r) { cache_.append(r); });
   std::vector<MeasuredCandidate> measured;
   int failed = 0;
   for (size_t i = 0; i < records.size(); ++i) {
