@@ -1,7 +1,8 @@
 // The builder: lowers candidate schedules (unless the search did), prints them with the
 // target's code generator and compiles them into shared libraries with the compiler and flags
 // that build the final library, several candidates per translation unit (paying the compiler's
-// start-up once) and several compilers at a time, each under a time limit.
+// start-up once) and several compilers at a time, each under a time limit. With clang, the
+// runtime headers every unit includes are parsed once, into a precompiled header.
 #pragma once
 
 #include <string>
@@ -63,12 +64,17 @@ class Builder {
     std::string source, library;
   };
   void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
+  // The generator's prelude precompiled once, when the compiler is clang: every unit includes
+  // the same runtime headers. Empty when there is none (another compiler, or it failed).
+  const std::string& precompiled_prelude();
 
   KernelCompiler compiler_;
   const CodeGenerator& generator_;
   BuildOptions options_;
   int built_ = 0;
   double seconds_ = 0;
+  bool prelude_tried_ = false;
+  std::string prelude_pch_;
 };
 
 }  // namespace ansor
