@@ -83,15 +83,25 @@ std::string first_lines(const std::string& text, int n) {
   return pos == std::string::npos ? text : text.substr(0, pos);
 }
 
+UnitPlannerOptions planner_options(const KernelCompiler& compiler) {
+  UnitPlannerOptions options;
+  // Start-up is mostly parsing the runtime headers, unless clang reads them precompiled.
+  if (!compiler.is_clang()) options.startup_seconds = 0.5;
+  return options;
+}
+
 }  // namespace
 
 Builder::Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildOptions options)
-    : compiler_(std::move(compiler)), generator_(generator), options_(std::move(options)) {
+    : compiler_(std::move(compiler)),
+      generator_(generator),
+      options_(std::move(options)),
+      planner_(planner_options(compiler_)) {
   std::filesystem::create_directories(options_.work_dir);
 }
 
 const std::string& Builder::precompiled_prelude() {
-  if (prelude_tried_ || !compiler_.is_clang()) return prelude_pch_;
+  if (prelude_tried_ || !options_.precompile_prelude || !compiler_.is_clang()) return prelude_pch_;
   prelude_tried_ = true;
   std::filesystem::path header = std::filesystem::path(options_.work_dir) / "candidate_prelude.h";
   std::string pch = header.string() + ".pch";
@@ -143,6 +153,7 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
         ++built_;
       }
     }
+    if (r.ok()) planner_.observe(u.members.size(), r.seconds);
   }
   if (!retry.empty()) compile(retry, results, false, sources);
 }
@@ -170,7 +181,7 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     }
   }
   std::vector<Unit> units;
-  size_t per_unit = static_cast<size_t>(std::max(1, options_.per_unit));
+  size_t per_unit = options_.per_unit > 0 ? static_cast<size_t>(options_.per_unit) : planner_.per_unit(valid.size(), options_.parallel);
   for (size_t begin = 0; begin < valid.size(); begin += per_unit) {
     Unit u;
     u.members.assign(valid.begin() + begin, valid.begin() + std::min(valid.size(), begin + per_unit));
