@@ -122,8 +122,10 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, 
                                       const std::function<void(const Record&)>& on_record) {
   // One process measures on a target at a time; without the lock, measurements would disturb
   // each other, so failing to take it is an error.
+  auto lock_start = std::chrono::steady_clock::now();
   LockedFile lock((std::filesystem::path(options_.lock_dir) / ("ansor-measure-" + target_.file_stem() + ".lock")).string(),
                   O_RDWR | O_CREAT, LockedFile::Mode::Exclusive, 0666);
+  lock_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - lock_start).count();
   std::vector<Record> records(candidates.size());
   if (candidates.empty()) return records;
   std::vector<BuildResult> built = builder_.build(candidates);

@@ -45,6 +45,8 @@ class Measurer {
   const KernelCompiler& compiler() const { return builder_.compiler(); }
   double build_seconds() const { return builder_.seconds(); }
   double run_seconds() const { return run_seconds_; }
+  // Total time measure() waited for another process to release the measurement lock.
+  double lock_wait_seconds() const { return lock_wait_seconds_; }
   int built() const { return builder_.built(); }
 
  private:
@@ -63,6 +65,7 @@ class Measurer {
   std::map<std::string, Reference> references_;
   std::set<std::string> prepared_;  // workloads the running worker holds
   double run_seconds_ = 0;
+  double lock_wait_seconds_ = 0;
 };
 
 // The tolerance of a workload's outputs relative to their magnitude: reductions reordered by

@@ -3,10 +3,13 @@
 // hangs, wrong results) become records of their kind and do not stop tuning.
 #include "measure/measurer.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "lang/program.h"
 #include "measure/host_target.h"
@@ -15,6 +18,7 @@
 #include "sampler/sketch_generator.h"
 #include "schedule/random_schedule.h"
 #include "schedule/steps.h"
+#include "support/file_lock.h"
 #include "test_support.h"
 #include "tune/tuner.h"
 
@@ -103,6 +107,23 @@ TEST_F(MeasurerTest, AMeasurementLockThatCannotBeTakenIsAnError) {
     EXPECT_NE(std::string(e.what()).find("Not a directory"), std::string::npos) << e.what();
   }
   EXPECT_EQ(measurer->built(), 0);
+}
+
+TEST_F(MeasurerTest, TimeWaitingForTheMeasurementLockIsCounted) {
+  auto measurer = make_measurer(3);
+  measurer->measure({{"mm", tiled(), PlantedFault::None}});
+  EXPECT_LT(measurer->lock_wait_seconds(), 0.2);
+  // Another measurer of the target holds the lock for 0.5 s.
+  std::string path = (dir_ / ("ansor-measure-" + measurer->target().file_stem() + ".lock")).string();
+  auto held = std::make_unique<LockedFile>(path, O_RDWR | O_CREAT, LockedFile::Mode::Exclusive, 0666);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    held.reset();
+  });
+  Record r = measurer->measure({{"mm", tiled(), PlantedFault::None}})[0];
+  release.join();
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_GE(measurer->lock_wait_seconds(), 0.4);
 }
 
 TEST_F(MeasurerTest, TuningFinishesItsBudgetDespiteFaults) {
