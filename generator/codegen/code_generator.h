@@ -16,8 +16,9 @@ namespace ansor {
 
 // What a compiled source is for.
 enum class CompileOutput : uint8_t {
-  SharedLibrary,  // a candidate that the measurement worker loads
-  Object,         // a kernel of a static library
+  SharedLibrary,       // a candidate that the measurement worker loads
+  Object,              // a kernel of a static library
+  PrecompiledPrelude,  // source_prelude() precompiled (clang's -include-pch) for SharedLibrary
 };
 
 class CodeGenerator {
@@ -37,10 +38,13 @@ class CodeGenerator {
   // Flags its sources need whatever the user's flags are (language standard, position
   // independence).
   virtual std::vector<std::string> language_flags() const = 0;
-  // The command that compiles `source` into `output` with the user's compiler and flags.
+  // The command that compiles `source` into `output` with the user's compiler and flags; a
+  // SharedLibrary uses `precompiled_prelude` (made by a PrecompiledPrelude command with the same
+  // compiler and flags) unless it is empty. Only clang reads precompiled preludes.
   virtual std::vector<std::string> compile_command(const std::string& compiler, const std::vector<std::string>& flags,
                                                    const std::string& runtime_include, const std::string& source,
-                                                   const std::string& output, CompileOutput kind) const = 0;
+                                                   const std::string& output, CompileOutput kind,
+                                                   const std::string& precompiled_prelude = "") const = 0;
 };
 
 // The generator for a kind of target. Throws std::invalid_argument for a kind that has none yet.

@@ -17,14 +17,18 @@ const CodeGenerator& code_generator_for(Target::Kind kind) {
 
 std::vector<std::string> CppGenerator::compile_command(const std::string& compiler, const std::vector<std::string>& flags,
                                                        const std::string& runtime_include, const std::string& source,
-                                                       const std::string& output, CompileOutput kind) const {
+                                                       const std::string& output, CompileOutput kind,
+                                                       const std::string& precompiled_prelude) const {
   std::vector<std::string> cmd = {compiler};
   cmd.insert(cmd.end(), flags.begin(), flags.end());
   for (const std::string& f : language_flags()) cmd.push_back(f);
   // Candidates are generated code measured once: their warnings help nobody.
-  if (kind == CompileOutput::SharedLibrary) cmd.insert(cmd.end(), {"-shared", "-w"});
+  if (kind != CompileOutput::Object) cmd.push_back("-w");
+  if (kind == CompileOutput::SharedLibrary) cmd.push_back("-shared");
   cmd.push_back("-I" + runtime_include);
   if (kind == CompileOutput::Object) cmd.push_back("-c");
+  if (kind == CompileOutput::PrecompiledPrelude) cmd.insert(cmd.end(), {"-x", "c++-header"});
+  if (kind == CompileOutput::SharedLibrary && !precompiled_prelude.empty()) cmd.insert(cmd.end(), {"-include-pch", precompiled_prelude});
   cmd.insert(cmd.end(), {"-o", output, source});
   return cmd;
 }

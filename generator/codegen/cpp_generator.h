@@ -15,7 +15,7 @@ class CppGenerator final : public CodeGenerator {
   std::vector<std::string> language_flags() const override { return {"-std=c++17", "-fPIC"}; }
   std::vector<std::string> compile_command(const std::string& compiler, const std::vector<std::string>& flags,
                                            const std::string& runtime_include, const std::string& source, const std::string& output,
-                                           CompileOutput kind) const override;
+                                           CompileOutput kind, const std::string& precompiled_prelude = "") const override;
 };
 
 }  // namespace ansor

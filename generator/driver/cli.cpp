@@ -156,6 +156,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   tune->add_option("--seed", tune_opts.seed, "seed of the search");
   tune->add_option("--batch", tune_opts.batch_size, "schedules measured per batch")->capture_default_str();
   tune->add_option("--min-seconds", tune_session.min_seconds, "timed calls of a candidate add up to at least this")->capture_default_str();
+  tune->add_option("--early-stop", tune_session.early_stop_factor,
+                   "FACTOR: a candidate whose first timed call is FACTOR times slower than the best so far is not timed further (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   tune->add_option("--fault-plan", fault_plan, "testing only: plant faults in candidates, e.g. 3:crash,5:hang")->group("Testing");
 
   std::string sketch_kernel, sketch_target = "host";

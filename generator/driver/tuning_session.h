@@ -26,6 +26,7 @@ struct SessionOptions {
   std::string compiler;              // empty: clang++
   std::vector<std::string> flags;    // empty: the default kernel flags
   double min_seconds = 0.1;
+  double early_stop_factor = 10;     // MeasureOptions::early_stop_factor; 0: never stop early
   std::string work_dir;              // empty: a fresh directory per target under the system's temp dir
 };
 

@@ -84,6 +84,32 @@ int64_t written_statements(const Stmt& s, int64_t cap) {
   return 1;
 }
 
+// Elements one copy of s computes: a statement counts once per lane of the vector loops and
+// per iteration of the loops the compiler unrolls around it; other loops are written once.
+int64_t unrolled_elements(const Stmt& s, int64_t cap) {
+  switch (s->kind) {
+    case StmtKind::Store:
+    case StmtKind::Barrier: return 1;
+    case StmtKind::Allocate: return unrolled_elements(s->as<AllocateNode>()->body, cap);
+    case StmtKind::IfThenElse: {
+      auto* i = s->as<IfThenElseNode>();
+      return std::min(cap, unrolled_elements(i->then_case, cap) + (i->else_case ? unrolled_elements(i->else_case, cap) : 0));
+    }
+    case StmtKind::Seq: {
+      int64_t n = 0;
+      for (auto& x : s->as<SeqNode>()->stmts) n = std::min(cap, n + unrolled_elements(x, cap));
+      return n;
+    }
+    case StmtKind::For: {
+      auto* f = s->as<ForNode>();
+      int64_t body = unrolled_elements(f->body, cap);
+      bool copied = f->for_kind == ForKind::Unrolled || f->for_kind == ForKind::Vectorized || f->for_kind == ForKind::VectorizeHint;
+      return copied ? std::min(cap, steps_times(f->extent, body)) : body;
+    }
+  }
+  return 1;
+}
+
 class VectorLegalizer {
  public:
   explicit VectorLegalizer(const LoweredKernel& kernel) : kernel_(kernel) {}
@@ -142,12 +168,13 @@ Stmt remove_unit_loops(const Stmt& s) {
   return map_children(s, [](const Stmt& x) { return remove_unit_loops(x); });
 }
 
-Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements) {
-  Stmt out = map_children(s, [max_statements](const Stmt& x) { return expand_unrolled_loops(x, max_statements); });
+Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements, int64_t max_elements) {
+  Stmt out = map_children(s, [&](const Stmt& x) { return expand_unrolled_loops(x, max_statements, max_elements); });
   auto* f = out->as<ForNode>();
   if (!f || f->for_kind != ForKind::Unrolled) return out;
   int64_t body = written_statements(f->body, max_statements + 1);
   if (steps_times(f->extent, body) > max_statements) return out;
+  if (steps_times(f->extent, unrolled_elements(f->body, max_elements + 1)) > max_elements) return out;
   std::vector<Stmt> copies;
   for (int64_t i = 0; i < f->extent; ++i) copies.push_back(substitute(f->body, {{f->var.get(), int_imm(i)}}));
   return make_seq(std::move(copies));

@@ -13,6 +13,11 @@ namespace ansor {
 // Unrolled loops are written out statement by statement while that makes at most this many
 // statements; longer ones stay loops that the compiler is asked to unroll.
 inline constexpr int64_t kMaxExpandedStatements = 1024;
+// ... and while the written-out copies do at most this much work, counted in elements: each
+// copy of a statement counts the lanes of the vector loops and the iterations of the unrolled
+// loops around it. Few statements over wide vectors or long inner unrolled loops make a body
+// that takes the kernel compiler seconds to optimise for no faster a kernel.
+inline constexpr int64_t kMaxUnrolledElements = 2048;
 // Local buffers up to this size live on the stack; larger ones come from the allocator.
 inline constexpr int64_t kMaxStackBufferBytes = 128 * 1024;
 // Vector statements are at most this many lanes wide (a power of two).
@@ -25,9 +30,10 @@ Stmt apply_auto_unroll(const Stmt& s, int max_steps);
 // A loop of one iteration (not a GPU binding) becomes its body with the variable at 0.
 Stmt remove_unit_loops(const Stmt& s);
 
-// Unrolled loops whose written-out form has at most max_statements statements become a
-// sequence of copies of their body, one per iteration.
-Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements = kMaxExpandedStatements);
+// Unrolled loops whose written-out form has at most max_statements statements and
+// max_elements elements become a sequence of copies of their body, one per iteration; the
+// others stay loops that the compiler is asked to unroll.
+Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements = kMaxExpandedStatements, int64_t max_elements = kMaxUnrolledElements);
 
 // A vectorized loop keeps that kind only where a code generator can write it as vector
 // statements: 2 to kMaxVectorLanes lanes (a power of two), a body of stores (under conditions

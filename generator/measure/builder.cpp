@@ -83,11 +83,37 @@ std::string first_lines(const std::string& text, int n) {
   return pos == std::string::npos ? text : text.substr(0, pos);
 }
 
+UnitPlannerOptions planner_options(const KernelCompiler& compiler) {
+  UnitPlannerOptions options;
+  // Start-up is mostly parsing the runtime headers, unless clang reads them precompiled.
+  if (!compiler.is_clang()) options.startup_seconds = 0.5;
+  return options;
+}
+
 }  // namespace
 
 Builder::Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildOptions options)
-    : compiler_(std::move(compiler)), generator_(generator), options_(std::move(options)) {
+    : compiler_(std::move(compiler)),
+      generator_(generator),
+      options_(std::move(options)),
+      planner_(planner_options(compiler_)) {
   std::filesystem::create_directories(options_.work_dir);
+}
+
+const std::string& Builder::precompiled_prelude() {
+  if (prelude_tried_ || !options_.precompile_prelude || !compiler_.is_clang()) return prelude_pch_;
+  prelude_tried_ = true;
+  std::filesystem::path header = std::filesystem::path(options_.work_dir) / "candidate_prelude.h";
+  std::string pch = header.string() + ".pch";
+  write_file_if_changed(header.string(), generator_.source_prelude());
+  auto start = std::chrono::steady_clock::now();
+  std::vector<ProcessResult> runs = run_processes({generator_.compile_command(compiler_.path, compiler_.flags, options_.runtime_include,
+                                                                              header.string(), pch, CompileOutput::PrecompiledPrelude)},
+                                                  1, options_.timeout_seconds);
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Without it, units parse the headers themselves: slower, not wrong.
+  if (runs[0].ok()) prelude_pch_ = pch;
+  return prelude_pch_;
 }
 
 void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources) {
@@ -99,7 +125,7 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
       return text;
     }());
     commands.push_back(generator_.compile_command(compiler_.path, compiler_.flags, options_.runtime_include, u.source, u.library,
-                                                  CompileOutput::SharedLibrary));
+                                                  CompileOutput::SharedLibrary, precompiled_prelude()));
   }
   auto start = std::chrono::steady_clock::now();
   std::vector<ProcessResult> runs = run_processes(commands, options_.parallel, options_.timeout_seconds);
@@ -127,6 +153,7 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
         ++built_;
       }
     }
+    if (r.ok()) planner_.observe(u.members.size(), r.seconds);
   }
   if (!retry.empty()) compile(retry, results, false, sources);
 }
@@ -154,7 +181,7 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     }
   }
   std::vector<Unit> units;
-  size_t per_unit = static_cast<size_t>(std::max(1, options_.per_unit));
+  size_t per_unit = options_.per_unit > 0 ? static_cast<size_t>(options_.per_unit) : planner_.per_unit(valid.size(), options_.parallel);
   for (size_t begin = 0; begin < valid.size(); begin += per_unit) {
     Unit u;
     u.members.assign(valid.begin() + begin, valid.begin() + std::min(valid.size(), begin + per_unit));

@@ -1,7 +1,9 @@
 // The builder: lowers candidate schedules (unless the search did), prints them with the
 // target's code generator and compiles them into shared libraries with the compiler and flags
 // that build the final library, several candidates per translation unit (paying the compiler's
-// start-up once) and several compilers at a time, each under a time limit.
+// start-up once; how many from measured compile times) and several compilers at a time, each
+// under a time limit. With clang, the
+// runtime headers every unit includes are parsed once, into a precompiled header.
 #pragma once
 
 #include <string>
@@ -10,6 +12,7 @@
 #include "codegen/code_generator.h"
 #include "lower/lowered_kernel.h"
 #include "measure/compiler.h"
+#include "measure/unit_planner.h"
 #include "records/record.h"
 #include "schedule/state.h"
 
@@ -33,8 +36,9 @@ struct Candidate {
 
 struct BuildOptions {
   int parallel = 2;              // compilers at a time
-  int per_unit = 4;              // candidates per translation unit
+  int per_unit = 0;              // candidates per translation unit; 0: planned from compile times (unit_planner.h)
   double timeout_seconds = 30;   // per compiler run
+  bool precompile_prelude = true;  // when the compiler is clang
   std::string work_dir;          // where sources and libraries go
   std::string runtime_include;   // the directory holding ansor/kernel_support.h
 };
@@ -63,12 +67,18 @@ class Builder {
     std::string source, library;
   };
   void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
+  // The generator's prelude precompiled once, when the compiler is clang: every unit includes
+  // the same runtime headers. Empty when there is none (another compiler, or it failed).
+  const std::string& precompiled_prelude();
 
   KernelCompiler compiler_;
   const CodeGenerator& generator_;
   BuildOptions options_;
   int built_ = 0;
   double seconds_ = 0;
+  UnitPlanner planner_;
+  bool prelude_tried_ = false;
+  std::string prelude_pch_;
 };
 
 }  // namespace ansor

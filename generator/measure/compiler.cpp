@@ -35,6 +35,8 @@ std::string KernelCompiler::identity() const {
   return s;
 }
 
+bool KernelCompiler::is_clang() const { return version.find("clang version") != std::string::npos; }
+
 KernelCompiler make_kernel_compiler(const std::string& path, std::vector<std::string> flags) {
   KernelCompiler c;
   if (!path.empty()) {

@@ -15,6 +15,8 @@ struct KernelCompiler {
 
   // "Debian clang version 14.0.6 -O3 -march=native ...": what records store.
   std::string identity() const;
+  // Whether it is clang (which reads precompiled headers given with -include-pch).
+  bool is_clang() const;
 };
 
 // The default kernel flags: those of ansor_add_kernels() (cmake/AnsorKernels.cmake).

@@ -11,6 +11,7 @@
 
 #include "dag/access_analysis.h"
 #include "ir/expr.h"
+#include "records/record_filter.h"
 #include "support/file_lock.h"
 #include "support/version.h"
 
@@ -117,17 +118,21 @@ bool Measurer::prepare(const std::string& workload, const Reference& ref, std::s
   return true;
 }
 
-std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, const std::function<void(const Record&)>& on_record) {
+std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, double best_seconds,
+                                      const std::function<void(const Record&)>& on_record) {
   // One process measures on a target at a time; without the lock, measurements would disturb
   // each other, so failing to take it is an error.
+  auto lock_start = std::chrono::steady_clock::now();
   LockedFile lock((std::filesystem::path(options_.lock_dir) / ("ansor-measure-" + target_.file_stem() + ".lock")).string(),
                   O_RDWR | O_CREAT, LockedFile::Mode::Exclusive, 0666);
+  lock_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - lock_start).count();
   std::vector<Record> records(candidates.size());
   if (candidates.empty()) return records;
   std::vector<BuildResult> built = builder_.build(candidates);
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
-    run_candidate(candidates[i], built[i], records[i]);
+    run_candidate(candidates[i], built[i], best_seconds, records[i]);
+    if (!result_rejection(records[i]) && (best_seconds <= 0 || records[i].seconds < best_seconds)) best_seconds = records[i].seconds;
     if (on_record) on_record(records[i]);
   }
   run_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -138,7 +143,7 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, 
   return records;
 }
 
-void Measurer::run_candidate(const Candidate& c, const BuildResult& built, Record& r) {
+void Measurer::run_candidate(const Candidate& c, const BuildResult& built, double best_seconds, Record& r) {
   const ComputeDAG& dag = c.state.dag();
   r.workload_key = dag.workload_key();
   r.dag = dag.canonical_text();
@@ -160,6 +165,7 @@ void Measurer::run_candidate(const Candidate& c, const BuildResult& built, Recor
   }
   nlohmann::json req{{"op", "measure"},  {"library", built.library}, {"symbol", built.symbol}, {"workload", r.workload_key},
                      {"min_seconds", options_.min_seconds}, {"tolerance", ref->tolerance}};
+  if (options_.early_stop_factor > 0 && best_seconds > 0) req["stop_seconds"] = options_.early_stop_factor * best_seconds;
   ProcessFailure failure;
   std::optional<std::string> answer = worker_.request(req.dump(), options_.run_timeout_seconds, failure);
   if (!answer) {

@@ -22,6 +22,9 @@ struct MeasureOptions {
   BuildOptions build;
   double min_seconds = 0.1;          // timed calls of a candidate add up to at least this
   double run_timeout_seconds = 10;   // a candidate that takes longer is a run timeout
+  // A candidate whose first timed call is more than this many times slower than the best time
+  // known for its workload is timed by that call alone (its record stays valid); 0: never.
+  double early_stop_factor = 10;
   std::string worker_path;           // the ansor-measure-worker executable
   std::string lock_dir = "/tmp";     // where the per-target measurement lock lives
 };
@@ -33,13 +36,17 @@ class Measurer {
 
   // One record per candidate, in order. Candidates must all schedule the same DAG. Each record
   // is also handed to on_record as soon as it is complete (so that it can be saved before the
-  // rest of the batch runs).
-  std::vector<Record> measure(const std::vector<Candidate>& candidates, const std::function<void(const Record&)>& on_record = {});
+  // rest of the batch runs). best_seconds is the best time known for the workload (0: none);
+  // with the batch's own best times it decides which candidates stop early.
+  std::vector<Record> measure(const std::vector<Candidate>& candidates, double best_seconds = 0,
+                              const std::function<void(const Record&)>& on_record = {});
 
   const Target& target() const { return target_; }
   const KernelCompiler& compiler() const { return builder_.compiler(); }
   double build_seconds() const { return builder_.seconds(); }
   double run_seconds() const { return run_seconds_; }
+  // Total time measure() waited for another process to release the measurement lock.
+  double lock_wait_seconds() const { return lock_wait_seconds_; }
   int built() const { return builder_.built(); }
 
  private:
@@ -47,7 +54,7 @@ class Measurer {
     std::string library, symbol;
     double tolerance = 0;
   };
-  void run_candidate(const Candidate& c, const BuildResult& built, Record& record);
+  void run_candidate(const Candidate& c, const BuildResult& built, double best_seconds, Record& record);
   const Reference* reference_for(const Candidate& c, std::string& error);
   bool prepare(const std::string& workload, const Reference& ref, std::string& error);
 
@@ -58,6 +65,7 @@ class Measurer {
   std::map<std::string, Reference> references_;
   std::set<std::string> prepared_;  // workloads the running worker holds
   double run_seconds_ = 0;
+  double lock_wait_seconds_ = 0;
 };
 
 // The tolerance of a workload's outputs relative to their magnitude: reductions reordered by

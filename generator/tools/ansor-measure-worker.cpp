@@ -4,10 +4,12 @@
 //   {"op":"prepare","library":L,"symbol":S,"workload":W,"seed":N}
 //       loads the reference kernel S_info from shared library L, fills its inputs with seeded
 //       random values and keeps its outputs as workload W's expected results;
-//   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E}
+//   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E,"stop_seconds":X}
 //       runs candidate S_info on W's inputs (const inputs packed the candidate's way), compares
-//       its outputs with the reference, then times it: one warm-up call, then calls until T
-//       seconds and at least 3 calls; answers the median and the interquartile spread.
+//       its outputs with the reference (that call is the warm-up), then times calls until T
+//       seconds and at least 3 calls; answers the median and the interquartile spread. With
+//       X > 0 (optional), a candidate whose first timed call takes longer than X seconds is
+//       hopeless: that call's time is the answer (1 repeat), and no further calls are made.
 // Candidates crash, hang or misbehave: that is why this is a process of its own. The runtime
 // is linked in and exported, so candidates' parallel loops all use this process's thread pool.
 #include <ansor/kernel_support.h>
@@ -182,13 +184,17 @@ class Worker {
       }
     }
     double min_seconds = req.value("min_seconds", 0.1);
+    double stop_seconds = req.value("stop_seconds", 0.0);
     std::vector<double> times;
     double total = 0;
-    info->call_packed(args.data());
+    // The checked call warmed the candidate up (its code, pages and the thread pool): timing
+    // starts at once. A hopeless candidate is not called again after its first timed call (it
+    // may take seconds per call): one call tells how hopeless it is.
     while ((total < min_seconds || times.size() < 3) && times.size() < 100000) {
       auto start = std::chrono::steady_clock::now();
       info->call_packed(args.data());
       double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (times.empty() && stop_seconds > 0 && dt > stop_seconds) return {{"result", "ok"}, {"seconds", dt}, {"spread", 0.0}, {"repeats", 1}};
       times.push_back(dt);
       total += dt;
     }

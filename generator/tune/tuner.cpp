@@ -52,7 +52,9 @@ void TuningTask::load_known(const TuningCache& cache) {
 int TuningTask::run_round(int n, std::ostream& progress) {
   int wanted = std::min(n, trials_left());
   if (wanted <= 0) return 0;
+  auto search_start = std::chrono::steady_clock::now();
   std::vector<State> proposed = policy_->propose(wanted);
+  double search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
   if (proposed.size() > static_cast<size_t>(wanted)) proposed.erase(proposed.begin() + wanted, proposed.end());
   if (proposed.empty()) {
     fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", kernel_.name, summary_.measured);
@@ -64,9 +66,9 @@ int TuningTask::run_round(int n, std::ostream& progress) {
     PlantedFault fault = trial < options_.faults.size() ? options_.faults[trial] : PlantedFault::None;
     batch.push_back({kernel_.name, std::move(s), fault});
   }
-  double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds();
+  double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds(), wait_before = measurer_.lock_wait_seconds();
   // Each record is saved as soon as it is measured: an interrupted run loses none.
-  std::vector<Record> records = measurer_.measure(batch, [&](const Record& r) { cache_.append(r); });
+  std::vector<Record> records = measurer_.measure(batch, summary_.best ? summary_.best->seconds : 0, [&](const Record& r) { cache_.append(r); });
   std::vector<MeasuredCandidate> measured;
   int failed = 0;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -76,12 +78,16 @@ int TuningTask::run_round(int n, std::ostream& progress) {
     measured.push_back({std::move(batch[i].state), std::move(records[i])});
   }
   summary_.failed += failed;
+  auto update_start = std::chrono::steady_clock::now();
   policy_->update(measured);
+  search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
   ++rounds_;
-  fmt::print(progress, "[tune] {}: {}/{} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s{}\n", kernel_.name,
-             summary_.measured, options_.trials, summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet", rounds_,
-             measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before,
-             failed ? fmt::format(", {} failed", failed) : "");
+  // Where the round's time went: the search (propose and update), building, running, and
+  // waiting for another process's measurements.
+  fmt::print(progress, "[tune] {}: {}/{} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
+             kernel_.name, summary_.measured, options_.trials, summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet",
+             rounds_, measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before, search_seconds,
+             measurer_.lock_wait_seconds() - wait_before, failed ? fmt::format(", {} failed", failed) : "");
   progress.flush();
   return static_cast<int>(measured.size());
 }

@@ -72,6 +72,35 @@ TEST(LoopPassesTest, ShortUnrolledLoopsAreWrittenOutLongOnesStayLoops) {
   EXPECT_EQ(count_loops(expand_unrolled_loops(long_nest, 2000), ForKind::Unrolled), 0);
 }
 
+TEST(LoopPassesTest, UnrolledLoopsOverTheElementCapStayLoops) {
+  Var i = make_var("i"), j = make_var("j"), v = make_var("v");
+  // 16 copies of a 64-lane vector statement: 1,024 elements in 32 statements, written out.
+  auto vector_body = [&](int64_t copies) {
+    return make_for(i, copies, ForKind::Unrolled, make_for(v, 64, ForKind::Vectorized, copy_a_to_b(v)));
+  };
+  Stmt within = expand_unrolled_loops(vector_body(16));
+  EXPECT_EQ(count_loops(within, ForKind::Unrolled), 0);
+  EXPECT_EQ(count_loops(within, ForKind::Vectorized), 16);
+  // 64 copies are 128 statements, far under the statement limit, but 4,096 elements.
+  Stmt over = expand_unrolled_loops(vector_body(64));
+  ASSERT_NE(over->as<ForNode>(), nullptr);
+  EXPECT_EQ(over->as<ForNode>()->for_kind, ForKind::Unrolled);
+  EXPECT_EQ(count_loops(over, ForKind::Vectorized), 1);
+  static_assert(64 * 64 > kMaxUnrolledElements && 16 * 64 <= kMaxUnrolledElements);
+
+  // An inner unrolled loop left as a loop (over the statement limit) counts its iterations: the
+  // compiler unrolls it in every copy.
+  Stmt inner_long = make_for(j, 1100, ForKind::Unrolled, copy_a_to_b(j));
+  Stmt outer = expand_unrolled_loops(make_for(i, 2, ForKind::Unrolled, inner_long));
+  ASSERT_NE(outer->as<ForNode>(), nullptr);
+  EXPECT_EQ(outer->as<ForNode>()->extent, 2);
+  EXPECT_EQ(outer->as<ForNode>()->for_kind, ForKind::Unrolled);
+  // A serial loop is written once in each copy whatever its extent.
+  Stmt serial = expand_unrolled_loops(make_for(i, 4, ForKind::Unrolled, make_for(j, 5000, ForKind::Serial, copy_a_to_b(j))));
+  EXPECT_EQ(count_loops(serial, ForKind::Serial), 4);
+  EXPECT_EQ(count_loops(serial, ForKind::Unrolled), 0);
+}
+
 TEST(LoopPassesTest, VectorLoopsKeepTheirKindOnlyWhereVectorStatementsExist) {
   Var v = make_var("v");
   auto legalized_kind = [&](int64_t lanes, Stmt body) {

@@ -25,13 +25,13 @@ class BuilderTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Builder make_builder(int per_unit, double timeout_seconds = 60) const {
+  Builder make_builder(int per_unit, double timeout_seconds = 60, const std::string& compiler = "") const {
     BuildOptions options;
     options.per_unit = per_unit;
     options.timeout_seconds = timeout_seconds;
     options.runtime_include = default_runtime_include();
     options.work_dir = (dir_ / "work").string();
-    return Builder(make_kernel_compiler(), code_generator_for(Target::Kind::Cpu), options);
+    return Builder(make_kernel_compiler(compiler), code_generator_for(Target::Kind::Cpu), options);
   }
 
   Candidate candidate(PlantedFault fault = PlantedFault::None) const { return {"add", State(dag_), fault}; }
@@ -52,6 +52,35 @@ TEST_F(BuilderTest, ACompileErrorFailsOnlyItsOwnCandidate) {
   EXPECT_TRUE(fs::exists(built[0].library));
   EXPECT_TRUE(fs::exists(built[2].library));
   EXPECT_EQ(builder.built(), 2);
+}
+
+TEST_F(BuilderTest, ClangUnitsReadThePreludePrecompiledOnceOthersParseIt) {
+  for (const char* compiler : {"clang++", "g++"}) {
+    if (run_command_output(std::string("command -v ") + compiler + " 2>/dev/null").empty()) continue;
+    Builder builder = make_builder(1, 60, compiler);
+    std::vector<BuildResult> first = builder.build({candidate(), candidate()});
+    std::vector<BuildResult> second = builder.build({candidate()});
+    for (const BuildResult& b : {first[0], first[1], second[0]}) EXPECT_EQ(b.error, MeasureError::None) << compiler << ": " << b.message;
+    fs::path pch = dir_ / "work" / "candidate_prelude.h.pch";
+    EXPECT_EQ(fs::exists(pch), builder.compiler().is_clang()) << compiler;
+    fs::remove_all(dir_ / "work");
+  }
+}
+
+TEST_F(BuilderTest, UnitSizesArePlannedFromCompileTimes) {
+  // Cheap candidates: after one batch the planner puts several in a unit, yet leaves both
+  // compilers a unit each.
+  Builder builder = make_builder(0);
+  std::vector<Candidate> batch(16, candidate());
+  builder.build(batch);
+  std::vector<BuildResult> built = builder.build(batch);
+  std::set<std::string> libraries;
+  for (const BuildResult& b : built) {
+    EXPECT_EQ(b.error, MeasureError::None) << b.message;
+    libraries.insert(b.library);
+  }
+  EXPECT_GE(libraries.size(), 2u);
+  EXPECT_LT(libraries.size(), 16u);
 }
 
 TEST_F(BuilderTest, ACompilerThatRunsPastItsLimitIsACompileTimeout) {

@@ -3,17 +3,22 @@
 // hangs, wrong results) become records of their kind and do not stop tuning.
 #include "measure/measurer.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "lang/program.h"
 #include "measure/host_target.h"
+#include "records/record_filter.h"
 #include "sampler/annotation.h"
 #include "sampler/sketch_generator.h"
 #include "schedule/random_schedule.h"
 #include "schedule/steps.h"
+#include "support/file_lock.h"
 #include "test_support.h"
 #include "tune/tuner.h"
 
@@ -32,10 +37,12 @@ class MeasurerTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5, double min_seconds = 0.01, std::string lock_dir = "") {
+  std::unique_ptr<Measurer> make_measurer(double run_timeout = 5, double min_seconds = 0.01, std::string lock_dir = "",
+                                          double early_stop_factor = 10) {
     KernelCompiler compiler = make_kernel_compiler();
     MeasureOptions options;
     options.min_seconds = min_seconds;
+    options.early_stop_factor = early_stop_factor;
     options.run_timeout_seconds = run_timeout;
     options.worker_path = ANSOR_TEST_WORKER;
     options.lock_dir = lock_dir.empty() ? dir_.string() : lock_dir;
@@ -100,6 +107,23 @@ TEST_F(MeasurerTest, AMeasurementLockThatCannotBeTakenIsAnError) {
     EXPECT_NE(std::string(e.what()).find("Not a directory"), std::string::npos) << e.what();
   }
   EXPECT_EQ(measurer->built(), 0);
+}
+
+TEST_F(MeasurerTest, TimeWaitingForTheMeasurementLockIsCounted) {
+  auto measurer = make_measurer(3);
+  measurer->measure({{"mm", tiled(), PlantedFault::None}});
+  EXPECT_LT(measurer->lock_wait_seconds(), 0.2);
+  // Another measurer of the target holds the lock for 0.5 s.
+  std::string path = (dir_ / ("ansor-measure-" + measurer->target().file_stem() + ".lock")).string();
+  auto held = std::make_unique<LockedFile>(path, O_RDWR | O_CREAT, LockedFile::Mode::Exclusive, 0666);
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    held.reset();
+  });
+  Record r = measurer->measure({{"mm", tiled(), PlantedFault::None}})[0];
+  release.join();
+  EXPECT_TRUE(r.ok()) << r.error_message;
+  EXPECT_GE(measurer->lock_wait_seconds(), 0.4);
 }
 
 TEST_F(MeasurerTest, TuningFinishesItsBudgetDespiteFaults) {
@@ -179,6 +203,47 @@ kernel layer_norm {
     EXPECT_TRUE(records[i].ok()) << batch[i].kernel_name << ": " << measure_error_name(records[i].error) << " "
                                  << records[i].error_message << "\n"
                                  << describe_steps(batch[i].state);
+}
+
+TEST_F(MeasurerTest, ACandidateFarSlowerThanTheBestStopsAfterOneTimedCall) {
+  // A kernel of about a millisecond, timed for 0.2 s of calls unless it stops early.
+  Program program = test::parse("kernel mm { A = input f32[256, 256]\n B = const f32[256, 256]\n C[i:256, j:256] = sum(k:256, A[i, k] * B[k, j]) }");
+  auto dag = std::make_shared<const ComputeDAG>(program.kernels[0].dag);
+  auto measurer = make_measurer(5, 0.2);
+  Candidate candidate{"mm", tiled(dag), PlantedFault::None};
+  Record full = measurer->measure({candidate})[0];
+  double full_run = measurer->run_seconds();
+  ASSERT_TRUE(full.ok()) << full.error_message;
+  EXPECT_GE(full.repeats, 3);
+  // Against a best time a million times faster than the kernel, one call is enough.
+  Record stopped = measurer->measure({candidate}, full.seconds * 1e-6)[0];
+  double stopped_run = measurer->run_seconds() - full_run;
+  ASSERT_TRUE(stopped.ok()) << stopped.error_message;
+  EXPECT_FALSE(result_rejection(stopped).has_value());
+  EXPECT_EQ(stopped.repeats, 1);
+  EXPECT_GT(stopped.seconds, 0);
+  EXPECT_LT(stopped_run, 0.5 * full_run);
+  std::cout << "timed for " << full_run << " s (" << full.repeats << " calls), stopped early after " << stopped_run << " s\n";
+}
+
+TEST_F(MeasurerTest, EarlyStopComparesWithTheBestOfTheBatchAndCanBeDisabled) {
+  // The naive program is several times slower than the tiled one measured before it in the
+  // batch; no best time is given.
+  Program program = test::parse("kernel mm { A = input f32[256, 256]\n B = const f32[256, 256]\n C[i:256, j:256] = sum(k:256, A[i, k] * B[k, j]) }");
+  auto dag = std::make_shared<const ComputeDAG>(program.kernels[0].dag);
+  std::vector<Candidate> batch = {{"mm", tiled(dag), PlantedFault::None}, {"mm", State(dag), PlantedFault::None}};
+  for (double factor : {1.5, 0.0}) {
+    auto measurer = make_measurer(5, 0.05, "", factor);
+    std::vector<Record> records = measurer->measure(batch);
+    ASSERT_TRUE(records[0].ok() && records[1].ok()) << records[0].error_message << records[1].error_message;
+    ASSERT_GT(records[1].seconds, 1.5 * records[0].seconds) << "the naive program is not slow enough for this test";
+    EXPECT_GE(records[0].repeats, 3);
+    if (factor > 0) {
+      EXPECT_EQ(records[1].repeats, 1);
+    } else {
+      EXPECT_GE(records[1].repeats, 3);
+    }
+  }
 }
 
 TEST_F(MeasurerTest, RepeatedMeasurementsOfOneKernel) {

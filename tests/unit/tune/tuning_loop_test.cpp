@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "measure/host_target.h"
@@ -109,6 +110,9 @@ TEST_F(TuningLoopTest, ProposeMeasureUpdatePerRound) {
   EXPECT_EQ(TuningCache((dir_ / "cache").string()).load(measurer_->target().to_string()).records.size(), 4u);
   EXPECT_NE(progress.str().find("[tune] add1: 2/4 trials, best"), std::string::npos) << progress.str();
   EXPECT_NE(progress.str().find("[tune] add1: 4/4 trials"), std::string::npos) << progress.str();
+  // Each round says where its time went.
+  std::regex round_line(R"(batch 2: 2 built in [0-9.]+ s, measured in [0-9.]+ s, search [0-9.]+ s, lock wait [0-9.]+ s\n)");
+  EXPECT_TRUE(std::regex_search(progress.str(), round_line)) << progress.str();
 }
 
 TEST_F(TuningLoopTest, TheCachesRecordsReachThePolicyFirstAndAnEmptyProposalEndsTheLoop) {
