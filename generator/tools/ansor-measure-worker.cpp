@@ -1,9 +1,12 @@
 // ansor-measure-worker: the process that runs candidate kernels for the tuner.
 //
 // It reads one JSON request per line on standard input and answers each with one line:
-//   {"op":"prepare","library":L,"symbol":S,"workload":W,"seed":N}
+//   {"op":"prepare","library":L,"symbol":S,"workload":W,"seed":N,"outputs_file":F}
 //       loads the reference kernel S_info from shared library L, fills its inputs with seeded
-//       random values and keeps its outputs as workload W's expected results;
+//       random values and keeps its outputs as workload W's expected results. With F
+//       (optional), the outputs are read from F when it holds them (as a previous worker of
+//       the same measurement left them), else written there: a restarted worker does not run a
+//       naive reference again;
 //   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E,"stop_seconds":X}
 //       runs candidate S_info on W's inputs (const inputs packed the candidate's way), compares
 //       its outputs with the reference (that call is the warm-up), then times calls until T
@@ -19,8 +22,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -138,9 +143,36 @@ class Worker {
       (t.is_output ? w.inputs : w.expected).emplace_back();
     }
     for (int i = 0; i < info->num_args; ++i) args.push_back((info->args[i].is_output ? w.expected : w.inputs)[i].data());
-    if (info->call(args.data()) != 0) return {{"result", "run_error"}, {"message", "the reference kernel failed"}};
+    std::string outputs_file = req.value("outputs_file", "");
+    if (outputs_file.empty() || !read_outputs(outputs_file, w.expected)) {
+      if (info->call(args.data()) != 0) return {{"result", "run_error"}, {"message", "the reference kernel failed"}};
+      if (!outputs_file.empty()) write_outputs(outputs_file, w.expected);
+    }
     workloads_[req.at("workload")] = std::move(w);
     return {{"result", "ok"}};
+  }
+
+  // The outputs, one after the other, when the file holds exactly as many bytes as they do.
+  static bool read_outputs(const std::string& path, std::vector<std::vector<unsigned char>>& outputs) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    size_t total = 0;
+    for (const auto& o : outputs) total += o.size();
+    if (!in || static_cast<size_t>(in.tellg()) != total) return false;
+    in.seekg(0);
+    for (auto& o : outputs) in.read(reinterpret_cast<char*>(o.data()), static_cast<std::streamsize>(o.size()));
+    return static_cast<bool>(in);
+  }
+
+  // Written under another name and renamed, so that a worker killed while writing leaves no
+  // partial file. A failure only costs the next worker a reference run.
+  static void write_outputs(const std::string& path, const std::vector<std::vector<unsigned char>>& outputs) {
+    std::string partial = path + ".partial";
+    {
+      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+      for (const auto& o : outputs) out.write(reinterpret_cast<const char*>(o.data()), static_cast<std::streamsize>(o.size()));
+      if (!out) return;
+    }
+    std::rename(partial.c_str(), path.c_str());
   }
 
   Json measure(const Json& req) {

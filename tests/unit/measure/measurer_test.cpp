@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -94,6 +95,20 @@ TEST_F(MeasurerTest, PlantedFaultsBecomeRecordsOfTheirKind) {
     EXPECT_EQ(r.target, measurer->target().to_string());
   }
   EXPECT_EQ(records[0].steps.size(), tiled().steps().size());
+}
+
+TEST_F(MeasurerTest, ARestartedWorkerReadsTheReferenceOutputsItsPredecessorKept) {
+  auto measurer = make_measurer(3);
+  ASSERT_TRUE(measurer->measure({{"mm", tiled(), PlantedFault::None}})[0].ok());
+  fs::path outputs = dir_ / "work" / ("reference-" + dag_->workload_key() + ".bin");
+  ASSERT_TRUE(fs::exists(outputs));
+  EXPECT_EQ(fs::file_size(outputs), 48u * 40u * sizeof(float));
+  // Outputs of another program in the file: after the crash, the new worker compares with them
+  // (and so finds the right program wrong), which shows it did not run the reference again.
+  std::ofstream(outputs, std::ios::binary | std::ios::trunc) << std::string(48 * 40 * sizeof(float), '\0');
+  std::vector<Record> records = measurer->measure({{"mm", tiled(), PlantedFault::Crash}, {"mm", tiled(), PlantedFault::None}});
+  EXPECT_EQ(records[0].error, MeasureError::Crash);
+  EXPECT_EQ(records[1].error, MeasureError::WrongResult) << records[1].error_message;
 }
 
 TEST_F(MeasurerTest, AMeasurementLockThatCannotBeTakenIsAnError) {
