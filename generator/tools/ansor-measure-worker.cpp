@@ -12,7 +12,8 @@
 //       its outputs with the reference (that call is the warm-up), then times calls until T
 //       seconds and at least 3 calls; answers the median and the interquartile spread. With
 //       X > 0 (optional), a candidate whose first timed call takes longer than X seconds is
-//       hopeless: that call's time is the answer (1 repeat), and no further calls are made.
+//       hopeless: that call's time is the answer (1 repeat), and no further calls are made;
+//       when the checked call alone took longer than X and 0.1 s, its time is the answer.
 // Candidates crash, hang or misbehave: that is why this is a process of its own. The runtime
 // is linked in and exported, so candidates' parallel loops all use this process's thread pool.
 #include <ansor/kernel_support.h>
@@ -36,6 +37,10 @@
 namespace {
 
 using Json = nlohmann::json;
+
+// A checked call longer than this (and than the early-stop time) decides early stop alone: what
+// a first call costs beyond a warm one is far less.
+constexpr double kColdCallSlack = 0.1;
 
 struct Workload {
   std::vector<std::vector<unsigned char>> inputs;    // per argument; empty for outputs
@@ -199,7 +204,9 @@ class Worker {
       }
       args.push_back(buffers[i].data());
     }
+    auto checked_start = std::chrono::steady_clock::now();
     if (info->call_packed(args.data()) != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error"}};
+    double checked_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - checked_start).count();
     double tolerance = req.value("tolerance", 1e-4);
     for (int i = 0; i < info->num_args; ++i) {
       const ansor_tensor_info& t = info->args[i];
@@ -217,6 +224,10 @@ class Worker {
     }
     double min_seconds = req.value("min_seconds", 0.1);
     double stop_seconds = req.value("stop_seconds", 0.0);
+    // A checked call that took long is hopeless whatever being the first call cost it (page
+    // faults and cold caches: milliseconds): its time is the answer, and no call is repeated.
+    if (stop_seconds > 0 && checked_seconds > std::max(stop_seconds, kColdCallSlack))
+      return {{"result", "ok"}, {"seconds", checked_seconds}, {"spread", 0.0}, {"repeats", 1}};
     std::vector<double> times;
     double total = 0;
     // The checked call warmed the candidate up (its code, pages and the thread pool): timing

@@ -241,6 +241,24 @@ TEST_F(MeasurerTest, ACandidateFarSlowerThanTheBestStopsAfterOneTimedCall) {
   std::cout << "timed for " << full_run << " s (" << full.repeats << " calls), stopped early after " << stopped_run << " s\n";
 }
 
+TEST_F(MeasurerTest, AHopelessCandidateWhoseCheckedCallTookLongIsNotCalledAgain) {
+  // The naive program of a 512^3 matmul: over 0.1 s a call.
+  Program program = test::parse("kernel mm { A = input f32[512, 512]\n B = const f32[512, 512]\n C[i:512, j:512] = sum(k:512, A[i, k] * B[k, j]) }");
+  auto dag = std::make_shared<const ComputeDAG>(program.kernels[0].dag);
+  auto measurer = make_measurer(30, 0.2);
+  // The reference runs with the first measurement, which is timed in full.
+  Record full = measurer->measure({{"mm", State(dag), PlantedFault::None}})[0];
+  ASSERT_TRUE(full.ok()) << full.error_message;
+  ASSERT_GT(full.seconds, 0.1) << "the naive program is too fast for this test";
+  double before = measurer->run_seconds();
+  Record stopped = measurer->measure({{"mm", State(dag), PlantedFault::None}}, 1e-6)[0];
+  double run = measurer->run_seconds() - before;
+  ASSERT_TRUE(stopped.ok()) << stopped.error_message;
+  EXPECT_EQ(stopped.repeats, 1);
+  // One call (the checked one) rather than two.
+  EXPECT_LT(run, 1.6 * full.seconds) << "stopped after " << run << " s; a call takes " << full.seconds << " s";
+}
+
 TEST_F(MeasurerTest, EarlyStopComparesWithTheBestOfTheBatchAndCanBeDisabled) {
   // The naive program is several times slower than the tiled one measured before it in the
   // batch; no best time is given.
