@@ -101,7 +101,11 @@ const Measurer::Reference* Measurer::reference_for(const Candidate& c, std::stri
 bool Measurer::prepare(const std::string& workload, const Reference& ref, std::string& error) {
   if (worker_.running() && prepared_.count(workload)) return true;
   if (!worker_.running()) prepared_.clear();
-  nlohmann::json req{{"op", "prepare"}, {"library", ref.library}, {"symbol", ref.symbol}, {"workload", workload}, {"seed", 1}};
+  // The reference's outputs are kept in the work directory: a worker restarted after a crash
+  // or a timeout reads them instead of running the naive program again.
+  std::string outputs_file = (std::filesystem::path(options_.build.work_dir) / ("reference-" + workload + ".bin")).string();
+  nlohmann::json req{{"op", "prepare"}, {"library", ref.library}, {"symbol", ref.symbol}, {"workload", workload}, {"seed", 1},
+                     {"outputs_file", outputs_file}};
   // The reference is the naive program: give it time.
   ProcessFailure failure;
   std::optional<std::string> answer = worker_.request(req.dump(), std::max(600.0, options_.run_timeout_seconds), failure);

@@ -1,15 +1,19 @@
 // ansor-measure-worker: the process that runs candidate kernels for the tuner.
 //
 // It reads one JSON request per line on standard input and answers each with one line:
-//   {"op":"prepare","library":L,"symbol":S,"workload":W,"seed":N}
+//   {"op":"prepare","library":L,"symbol":S,"workload":W,"seed":N,"outputs_file":F}
 //       loads the reference kernel S_info from shared library L, fills its inputs with seeded
-//       random values and keeps its outputs as workload W's expected results;
+//       random values and keeps its outputs as workload W's expected results. With F
+//       (optional), the outputs are read from F when it holds them (as a previous worker of
+//       the same measurement left them), else written there: a restarted worker does not run a
+//       naive reference again;
 //   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E,"stop_seconds":X}
 //       runs candidate S_info on W's inputs (const inputs packed the candidate's way), compares
 //       its outputs with the reference (that call is the warm-up), then times calls until T
 //       seconds and at least 3 calls; answers the median and the interquartile spread. With
 //       X > 0 (optional), a candidate whose first timed call takes longer than X seconds is
-//       hopeless: that call's time is the answer (1 repeat), and no further calls are made.
+//       hopeless: that call's time is the answer (1 repeat), and no further calls are made;
+//       when the checked call alone took longer than X and 0.1 s, its time is the answer.
 // Candidates crash, hang or misbehave: that is why this is a process of its own. The runtime
 // is linked in and exported, so candidates' parallel loops all use this process's thread pool.
 #include <ansor/kernel_support.h>
@@ -19,8 +23,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -31,6 +37,10 @@
 namespace {
 
 using Json = nlohmann::json;
+
+// A checked call longer than this (and than the early-stop time) decides early stop alone: what
+// a first call costs beyond a warm one is far less.
+constexpr double kColdCallSlack = 0.1;
 
 struct Workload {
   std::vector<std::vector<unsigned char>> inputs;    // per argument; empty for outputs
@@ -138,9 +148,36 @@ class Worker {
       (t.is_output ? w.inputs : w.expected).emplace_back();
     }
     for (int i = 0; i < info->num_args; ++i) args.push_back((info->args[i].is_output ? w.expected : w.inputs)[i].data());
-    if (info->call(args.data()) != 0) return {{"result", "run_error"}, {"message", "the reference kernel failed"}};
+    std::string outputs_file = req.value("outputs_file", "");
+    if (outputs_file.empty() || !read_outputs(outputs_file, w.expected)) {
+      if (info->call(args.data()) != 0) return {{"result", "run_error"}, {"message", "the reference kernel failed"}};
+      if (!outputs_file.empty()) write_outputs(outputs_file, w.expected);
+    }
     workloads_[req.at("workload")] = std::move(w);
     return {{"result", "ok"}};
+  }
+
+  // The outputs, one after the other, when the file holds exactly as many bytes as they do.
+  static bool read_outputs(const std::string& path, std::vector<std::vector<unsigned char>>& outputs) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    size_t total = 0;
+    for (const auto& o : outputs) total += o.size();
+    if (!in || static_cast<size_t>(in.tellg()) != total) return false;
+    in.seekg(0);
+    for (auto& o : outputs) in.read(reinterpret_cast<char*>(o.data()), static_cast<std::streamsize>(o.size()));
+    return static_cast<bool>(in);
+  }
+
+  // Written under another name and renamed, so that a worker killed while writing leaves no
+  // partial file. A failure only costs the next worker a reference run.
+  static void write_outputs(const std::string& path, const std::vector<std::vector<unsigned char>>& outputs) {
+    std::string partial = path + ".partial";
+    {
+      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+      for (const auto& o : outputs) out.write(reinterpret_cast<const char*>(o.data()), static_cast<std::streamsize>(o.size()));
+      if (!out) return;
+    }
+    std::rename(partial.c_str(), path.c_str());
   }
 
   Json measure(const Json& req) {
@@ -167,7 +204,9 @@ class Worker {
       }
       args.push_back(buffers[i].data());
     }
+    auto checked_start = std::chrono::steady_clock::now();
     if (info->call_packed(args.data()) != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error"}};
+    double checked_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - checked_start).count();
     double tolerance = req.value("tolerance", 1e-4);
     for (int i = 0; i < info->num_args; ++i) {
       const ansor_tensor_info& t = info->args[i];
@@ -185,6 +224,10 @@ class Worker {
     }
     double min_seconds = req.value("min_seconds", 0.1);
     double stop_seconds = req.value("stop_seconds", 0.0);
+    // A checked call that took long is hopeless whatever being the first call cost it (page
+    // faults and cold caches: milliseconds): its time is the answer, and no call is repeated.
+    if (stop_seconds > 0 && checked_seconds > std::max(stop_seconds, kColdCallSlack))
+      return {{"result", "ok"}, {"seconds", checked_seconds}, {"spread", 0.0}, {"repeats", 1}};
     std::vector<double> times;
     double total = 0;
     // The checked call warmed the candidate up (its code, pages and the thread pool): timing

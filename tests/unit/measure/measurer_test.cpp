@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -94,6 +95,20 @@ TEST_F(MeasurerTest, PlantedFaultsBecomeRecordsOfTheirKind) {
     EXPECT_EQ(r.target, measurer->target().to_string());
   }
   EXPECT_EQ(records[0].steps.size(), tiled().steps().size());
+}
+
+TEST_F(MeasurerTest, ARestartedWorkerReadsTheReferenceOutputsItsPredecessorKept) {
+  auto measurer = make_measurer(3);
+  ASSERT_TRUE(measurer->measure({{"mm", tiled(), PlantedFault::None}})[0].ok());
+  fs::path outputs = dir_ / "work" / ("reference-" + dag_->workload_key() + ".bin");
+  ASSERT_TRUE(fs::exists(outputs));
+  EXPECT_EQ(fs::file_size(outputs), 48u * 40u * sizeof(float));
+  // Outputs of another program in the file: after the crash, the new worker compares with them
+  // (and so finds the right program wrong), which shows it did not run the reference again.
+  std::ofstream(outputs, std::ios::binary | std::ios::trunc) << std::string(48 * 40 * sizeof(float), '\0');
+  std::vector<Record> records = measurer->measure({{"mm", tiled(), PlantedFault::Crash}, {"mm", tiled(), PlantedFault::None}});
+  EXPECT_EQ(records[0].error, MeasureError::Crash);
+  EXPECT_EQ(records[1].error, MeasureError::WrongResult) << records[1].error_message;
 }
 
 TEST_F(MeasurerTest, AMeasurementLockThatCannotBeTakenIsAnError) {
@@ -224,6 +239,24 @@ TEST_F(MeasurerTest, ACandidateFarSlowerThanTheBestStopsAfterOneTimedCall) {
   EXPECT_GT(stopped.seconds, 0);
   EXPECT_LT(stopped_run, 0.5 * full_run);
   std::cout << "timed for " << full_run << " s (" << full.repeats << " calls), stopped early after " << stopped_run << " s\n";
+}
+
+TEST_F(MeasurerTest, AHopelessCandidateWhoseCheckedCallTookLongIsNotCalledAgain) {
+  // The naive program of a 512^3 matmul: over 0.1 s a call.
+  Program program = test::parse("kernel mm { A = input f32[512, 512]\n B = const f32[512, 512]\n C[i:512, j:512] = sum(k:512, A[i, k] * B[k, j]) }");
+  auto dag = std::make_shared<const ComputeDAG>(program.kernels[0].dag);
+  auto measurer = make_measurer(30, 0.2);
+  // The reference runs with the first measurement, which is timed in full.
+  Record full = measurer->measure({{"mm", State(dag), PlantedFault::None}})[0];
+  ASSERT_TRUE(full.ok()) << full.error_message;
+  ASSERT_GT(full.seconds, 0.1) << "the naive program is too fast for this test";
+  double before = measurer->run_seconds();
+  Record stopped = measurer->measure({{"mm", State(dag), PlantedFault::None}}, 1e-6)[0];
+  double run = measurer->run_seconds() - before;
+  ASSERT_TRUE(stopped.ok()) << stopped.error_message;
+  EXPECT_EQ(stopped.repeats, 1);
+  // One call (the checked one) rather than two.
+  EXPECT_LT(run, 1.6 * full.seconds) << "stopped after " << run << " s; a call takes " << full.seconds << " s";
 }
 
 TEST_F(MeasurerTest, EarlyStopComparesWithTheBestOfTheBatchAndCanBeDisabled) {
