@@ -98,7 +98,7 @@ std::vector<float> evaluate(const std::vector<float>& in) {
 
 // Checks the maximum ulp error against `bound` and that the scalar path (scalar(x) in float,
 // what kernels run outside vectorised loops) agrees with the vector one to `agree` relative to
-// max(1, |scalar|), the measure of tuning's output check (output_tolerance in measurer.cpp).
+// max(1, |scalar|), the measure of the output tolerance rule (generator/dag/output_tolerance.h).
 template <template <int> class Fn, class Ref, class Scalar>
 void check_unary(const char* name, std::initializer_list<std::pair<float, float>> dense, Ref ref, Scalar scalar,
                  double bound, double agree) {
@@ -141,7 +141,7 @@ VECTOR_FUNCTION(Relu, vrelu)
 #undef VECTOR_FUNCTION
 
 // The agreement allowed between vector and scalar paths (relative to max(1, |value|)): the sum of
-// both paths' errors, 2^-21 (8 ulp at 1), which output_tolerance() adds for math functions.
+// both paths' errors, 2^-21 (4 ulp at 1); output_tolerance() allows each call its ulp bound plus 2.
 constexpr double kAgree = 0x1p-21;
 
 double ref_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
