@@ -21,7 +21,7 @@ double vector_math_ulp_bound(MathFn fn) {
     case MathFn::Tanh:
     case MathFn::Erf: return 2.5;
     case MathFn::Sigmoid: return 3;
-    case MathFn::Gelu: return 6;
+    case MathFn::Gelu: return 7;  // 6 with FMA, 7 without (targets below AVX2)
     case MathFn::Pow: return 1;
   }
   return 6;

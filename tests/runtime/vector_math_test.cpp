@@ -179,11 +179,19 @@ TEST(VectorMath, Erf) {
                    [](float x) { return std::erf(x); }, 2.5, kAgree);
 }
 
+// Without FMA (targets below AVX2: SSE2 alone, as -march=x86-64 builds run) the polynomials'
+// products round separately, which costs gelu's tail about one ulp more.
+#ifdef __FMA__
+constexpr double kGeluBound = 6.0;
+#else
+constexpr double kGeluBound = 7.0;
+#endif
+
 // The scalar gelu (x/2 (1 + erff(x / sqrt(2))) in float) loses relative accuracy in the negative
 // tail where 1 + erf cancels: agreement is absolute there, as tuning's check measures it.
 TEST(VectorMath, Gelu) {
   check_unary<Gelu>("gelu", {{-16.0f, 16.0f}, {-4.0f, 4.0f}, {-1.2f, -0.9f}, {-14.0f, -12.0f}}, ref_gelu,
-                    [](float x) { return ansor_rt::gelu(x); }, 6.0, kAgree);
+                    [](float x) { return ansor_rt::gelu(x); }, kGeluBound, kAgree);
 }
 
 TEST(VectorMath, ExactFunctions) {

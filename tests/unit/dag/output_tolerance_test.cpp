@@ -33,7 +33,7 @@ TEST(OutputToleranceTest, AddsEachApproximateCallsVectorAndScalarErrors) {
 
 // The bounds are the ones docs/vector_math.md states and tests/runtime/vector_math_test.cpp asserts.
 TEST(OutputToleranceTest, VectorMathBoundsAreTheDocumentedOnes) {
-  EXPECT_EQ(vector_math_ulp_bound(MathFn::Gelu), 6);
+  EXPECT_EQ(vector_math_ulp_bound(MathFn::Gelu), 7);  // the bound without FMA
   EXPECT_EQ(vector_math_ulp_bound(MathFn::Erf), 2.5);
   EXPECT_EQ(vector_math_ulp_bound(MathFn::Exp), 1.5);
   EXPECT_EQ(vector_math_ulp_bound(MathFn::Sigmoid), 3);
