@@ -104,9 +104,19 @@ class CppEmitter {
         line("}");
         break;
       }
-      case StmtKind::Seq:
-        for (auto& x : s->as<SeqNode>()->stmts) stmt(x);
+      case StmtKind::Seq: {
+        const std::vector<Stmt>& stmts = s->as<SeqNode>()->stmts;
+        for (size_t i = 0; i < stmts.size();) {
+          size_t n = horizontal_reduction_length(stmts, i);
+          if (n >= kMinHorizontalReduction) {
+            emit_horizontal_reduction(stmts, i, n);
+            i += n;
+          } else {
+            stmt(stmts[i++]);
+          }
+        }
         break;
+      }
       case StmtKind::Barrier: break;  // CPU code runs one thread per block: nothing to wait for
     }
   }
@@ -141,6 +151,78 @@ class CppEmitter {
     stmt(f.body);
     --indent_;
     line("}");
+  }
+
+  // ---- Horizontal reductions ----
+  // Lowering combines the lanes of a vectorised partial reduction (rfactor) one by one:
+  // A[c] = A[c] op B[j], A[c] = A[c] op B[j + 1], ... A chain of N - 1 dependent operations
+  // becomes one call of the runtime's balanced-tree helper (ansor_rt::vreduce_*).
+  static constexpr size_t kMinHorizontalReduction = 4;
+
+  // The store's combining operation, when it is A[c] = A[c] op B[...] with op a reduction's
+  // and A, B float buffers of one dtype; its accumulator load and its operand load.
+  struct Accumulation {
+    BinaryOp op;
+    const LoadNode* operand;
+  };
+
+  std::optional<Accumulation> accumulation(const Stmt& s) {
+    auto* st = s->as<StoreNode>();
+    if (!st) return std::nullopt;
+    auto* b = st->value->as<BinaryNode>();
+    if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min || b->op == BinaryOp::Max))
+      return std::nullopt;
+    auto* acc = b->a->as<LoadNode>();
+    auto* operand = b->b->as<LoadNode>();
+    const Buffer& target = buffer(st->buffer);
+    if (!acc || !operand || acc->tensor != st->buffer || operand->tensor == st->buffer) return std::nullopt;
+    if (!(target.dtype == DType::F32 || target.dtype == DType::F64) || buffer(operand->tensor).dtype != target.dtype) return std::nullopt;
+    if (acc->indices.size() != st->indices.size()) return std::nullopt;
+    for (size_t k = 0; k < acc->indices.size(); ++k)
+      if (!structural_equal(acc->indices[k], st->indices[k])) return std::nullopt;
+    return Accumulation{b->op, operand};
+  }
+
+  // How many statements from stmts[i] accumulate consecutive elements B[j], B[j + 1], ... into
+  // the same A[c] with the same operation.
+  size_t horizontal_reduction_length(const std::vector<Stmt>& stmts, size_t i) {
+    std::optional<Accumulation> first = accumulation(stmts[i]);
+    if (!first) return 0;
+    auto* store = stmts[i]->as<StoreNode>();
+    const Buffer& source = buffer(first->operand->tensor);
+    Expr base = flat_expr(source, first->operand->indices);
+    size_t n = 1;
+    for (; i + n < stmts.size(); ++n) {
+      std::optional<Accumulation> next = accumulation(stmts[i + n]);
+      if (!next || next->op != first->op || next->operand->tensor != first->operand->tensor) break;
+      auto* next_store = stmts[i + n]->as<StoreNode>();
+      if (next_store->buffer != store->buffer || next_store->indices.size() != store->indices.size()) break;
+      bool same_target = true;
+      for (size_t k = 0; k < store->indices.size(); ++k) same_target = same_target && structural_equal(next_store->indices[k], store->indices[k]);
+      if (!same_target) break;
+      Expr offset = simplify(ansor::binary(BinaryOp::Sub, flat_expr(source, next->operand->indices), base), ranges_);
+      if (!is_const_int(offset, static_cast<int64_t>(n))) break;
+    }
+    return n;
+  }
+
+  void emit_horizontal_reduction(const std::vector<Stmt>& stmts, size_t i, size_t n) {
+    const StoreNode& store = *stmts[i]->as<StoreNode>();
+    const Accumulation acc = *accumulation(stmts[i]);
+    const Buffer& target = buffer(store.buffer);
+    const Buffer& source = buffer(acc.operand->tensor);
+    const std::string type = compute_type(target.dtype);
+    const std::string a = fmt::format("{}[{}]", buffer_names_[target.name], flat_index_text(target, store.indices));
+    const char* name = acc.op == BinaryOp::Add ? "add" : acc.op == BinaryOp::Mul ? "mul" : acc.op == BinaryOp::Min ? "min" : "max";
+    const std::string reduced = fmt::format("ansor_rt::vreduce_{}<{}, {}>(&{}[{}])", name, type, n, buffer_names_[source.name],
+                                            flat_index_text(source, acc.operand->indices));
+    std::string value;
+    switch (acc.op) {
+      case BinaryOp::Min: value = fmt::format("std::min<{}>({}, {})", type, a, reduced); break;
+      case BinaryOp::Max: value = fmt::format("std::max<{}>({}, {})", type, a, reduced); break;
+      default: value = fmt::format("({} {} {})", a, binary_op_symbol(acc.op), reduced); break;
+    }
+    line(fmt::format("{} = {};", a, value));
   }
 
   // ---- Vectorised loops ----
@@ -236,6 +318,11 @@ class CppEmitter {
             return {fmt::format("ansor_rt::{}<{}, {}>({}, {})", b->op == BinaryOp::Min ? "vmin" : "vmax", type, lanes,
                                 broadcast(x, e->dtype, lanes), broadcast(y, e->dtype, lanes)),
                     true};
+          // A float division by a value the same in every lane (a softmax's sum, a norm's
+          // deviation) multiplies by its reciprocal, one division the compiler hoists out of the
+          // loops it does not change in.
+          if (b->op == BinaryOp::Div && !y.is_vector && (e->dtype == DType::F32 || e->dtype == DType::F64))
+            return {fmt::format("({} * ({} / {}))", x.code, e->dtype == DType::F32 ? "1.0f" : "1.0", y.code), true};
           return {fmt::format("({} {} {})", x.code, binary_op_symbol(b->op), y.code), true};
         }
         case ExprKind::Unary:

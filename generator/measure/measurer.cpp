@@ -9,7 +9,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "dag/access_analysis.h"
+#include "dag/output_tolerance.h"
 #include "ir/expr.h"
 #include "records/record_filter.h"
 #include "support/file_lock.h"
@@ -18,12 +18,6 @@
 namespace ansor {
 
 namespace {
-
-// Functions whose vector and scalar forms give the same correctly rounded (or exact) results.
-bool is_exact_math(MathFn fn) {
-  return fn == MathFn::Abs || fn == MathFn::Floor || fn == MathFn::Ceil || fn == MathFn::Relu || fn == MathFn::Sqrt ||
-         fn == MathFn::Rsqrt;
-}
 
 std::string executable_dir() {
   std::error_code ec;
@@ -37,30 +31,6 @@ MeasureError worker_failure_error(const ProcessFailure& failure) {
 }
 
 }  // namespace
-
-double output_tolerance(const ComputeDAG& dag) {
-  int64_t longest = 1;
-  int approximate_calls = 0;
-  bool low_precision = false, all_integer = true;
-  for (const OpPtr& op : dag.ops()) {
-    longest = std::max(longest, reduction_size(*op));
-    low_precision = low_precision || op->dtype == DType::F16 || op->dtype == DType::BF16;
-    if (!op->body) continue;
-    visit_pre_order(op->body, [&](const Expr& e) {
-      if (auto* c = e->as<CallNode>(); c && c->dtype == DType::F32 && !is_exact_math(c->fn)) ++approximate_calls;
-      return true;
-    });
-  }
-  for (int o : dag.outputs()) all_integer = all_integer && !dtype_is_float(dag.op(o).dtype);
-  if (all_integer) return 0;
-  // Vectorised f32 loops evaluate math functions with runtime/include/ansor/vector_math.h, the
-  // naive reference with libm: each call may differ by up to 2^-21 of max(1, |value|) (the sum
-  // of both documented errors, asserted by tests/runtime/vector_math_test.cpp). Counting every
-  // call bounds the calls on any one path.
-  double math = approximate_calls * 0x1p-21;
-  double tol = std::max(1e-5, 4e-7 * static_cast<double>(longest) + math);
-  return low_precision ? std::max(tol, 2e-2) : tol;
-}
 
 std::string default_runtime_include() {
   std::filesystem::path installed = std::filesystem::path(executable_dir()) / ".." / "include";

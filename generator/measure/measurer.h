@@ -68,10 +68,6 @@ class Measurer {
   double lock_wait_seconds_ = 0;
 };
 
-// The tolerance of a workload's outputs relative to their magnitude: reductions reordered by
-// a schedule round differently, more so the longer they are.
-double output_tolerance(const ComputeDAG& dag);
-
 // Where measurement finds its helpers: the runtime headers and the worker executable, next to
 // the running executable when installed, else in the source and build trees.
 std::string default_runtime_include();

@@ -20,7 +20,7 @@ TEST(Convolution, Conv1dStridePadDilation) {
   p.pad_left = p.pad_right = 1;
   p.dilation_w = 2;
   Reference expected = conv2d_nchw_reference(widen(x).reshaped({2, 3, 1, 20}), widen(w).reshaped({4, 3, 1, 3}), p);
-  expect_close(y, expected.reshaped({2, 4, 9}), 3 * 3);
+  expect_close(y, expected.reshaped({2, 4, 9}), kernel_tolerance("conv1d"));
 }
 
 TEST(Convolution, Conv2dStride2) {
@@ -32,7 +32,7 @@ TEST(Convolution, Conv2dStride2) {
   ConvParams p;
   p.stride_h = p.stride_w = 2;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), 3 * 3 * 3);
+  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), kernel_tolerance("conv2d_stride2"));
 }
 
 TEST(Convolution, Conv2dDilation2AsymmetricPad) {
@@ -47,7 +47,7 @@ TEST(Convolution, Conv2dDilation2AsymmetricPad) {
   p.pad_bottom = 2;
   p.pad_right = 0;
   p.dilation_h = p.dilation_w = 2;
-  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), 2 * 3 * 3);
+  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), kernel_tolerance("conv2d_dilation2"));
 }
 
 TEST(Convolution, Conv2dGroups2BiasRelu) {
@@ -64,7 +64,7 @@ TEST(Convolution, Conv2dGroups2BiasRelu) {
   for (int k = 0; k < 6; ++k)
     for (int h = 0; h < 7; ++h)
       for (int v = 0; v < 7; ++v) expected(0, k, h, v) = std::max(expected(0, k, h, v) + bias(k), 0.0);
-  expect_close(y, expected, 2 * 3 * 3);
+  expect_close(y, expected, kernel_tolerance("conv2d_groups2_bias_relu"));
 }
 
 // NHWC results from the NCHW reference on transposed copies: x[n, h, w, c] and w[r, s, c, k].
@@ -99,7 +99,7 @@ TEST(Convolution, Conv2dNhwcStrideList) {
   ConvParams p;
   p.stride_h = 2;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-  expect_close(y, nhwc_conv_reference(x, w, p), 3 * 3 * 3);
+  expect_close(y, nhwc_conv_reference(x, w, p), kernel_tolerance("conv2d_nhwc"));
 }
 
 TEST(Convolution, Conv2dNhwcGroups2Dilation2) {
@@ -112,7 +112,7 @@ TEST(Convolution, Conv2dNhwcGroups2Dilation2) {
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 2;
   p.dilation_h = p.dilation_w = 2;
   p.groups = 2;
-  expect_close(y, nhwc_conv_reference(x, w, p), 2 * 3 * 3);
+  expect_close(y, nhwc_conv_reference(x, w, p), kernel_tolerance("conv2d_nhwc_groups2"));
 }
 
 // Depthwise W[C, M, R, S] is a grouped convolution with C groups and weight [C·M, 1, R, S]:
@@ -127,7 +127,7 @@ TEST(Convolution, DepthwiseStride2) {
   p.stride_h = p.stride_w = 2;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
   p.groups = 3;
-  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), 3 * 3);
+  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), kernel_tolerance("depthwise_stride2"));
 }
 
 TEST(Convolution, DepthwiseChannelMultiplier2) {
@@ -139,7 +139,7 @@ TEST(Convolution, DepthwiseChannelMultiplier2) {
   ConvParams p;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
   p.groups = 3;
-  expect_close(y, conv2d_nchw_reference(widen(x), widen(w).reshaped({6, 1, 3, 3}), p), 3 * 3);
+  expect_close(y, conv2d_nchw_reference(widen(x), widen(w).reshaped({6, 1, 3, 3}), p), kernel_tolerance("depthwise_multiplier2"));
 }
 
 // The transposed convolution scatters: input (ih, iw) adds x · w[c, k, r, s] to output
@@ -161,7 +161,7 @@ TEST(Convolution, Conv2dTransposeStride2Pad1OutputPad1) {
               int oh = ih * stride - pad + r, ow = iw * stride - pad + s;
               if (oh >= 0 && oh < 10 && ow >= 0 && ow < 8) expected(0, k, oh, ow) += double{x(0, c, ih, iw)} * w(c, k, r, s);
             }
-  expect_close(y, expected, 3 * 3 * 3);
+  expect_close(y, expected, kernel_tolerance("conv2d_transpose"));
 }
 
 TEST(Convolution, Conv3dStrideList) {
@@ -184,7 +184,7 @@ TEST(Convolution, Conv3dStrideList) {
                   if (id < 0 || id >= 5 || ih < 0 || ih >= 6 || iw < 0 || iw >= 6) continue;
                   expected(0, k, od, oh, ow) += double{x(0, c, id, ih, iw)} * w(k, c, t, r, s);
                 }
-  expect_close(y, expected, 2 * 3 * 3 * 3);
+  expect_close(y, expected, kernel_tolerance("conv3d"));
 }
 
 }  // namespace

@@ -47,12 +47,12 @@ TEST(Dtypes, I32ArithmeticWrapsAndFloors) {
     expected_remainder[i] = static_cast<double>(floor_mod(x, y));
     expected_negated[i] = wrap32(-x + 7);
   }
-  expect_close(sum, expected_sum);
-  expect_close(difference, expected_difference);
-  expect_close(product, expected_product);
-  expect_close(quotient, expected_quotient);
-  expect_close(remainder, expected_remainder);
-  expect_close(negated, expected_negated);
+  expect_close(sum, expected_sum, kernel_tolerance("i32_arithmetic"));
+  expect_close(difference, expected_difference, kernel_tolerance("i32_arithmetic"));
+  expect_close(product, expected_product, kernel_tolerance("i32_arithmetic"));
+  expect_close(quotient, expected_quotient, kernel_tolerance("i32_arithmetic"));
+  expect_close(remainder, expected_remainder, kernel_tolerance("i32_arithmetic"));
+  expect_close(negated, expected_negated, kernel_tolerance("i32_arithmetic"));
 }
 
 TEST(Dtypes, I32MatmulWraps) {
@@ -68,7 +68,7 @@ TEST(Dtypes, I32MatmulWraps) {
       for (int k = 0; k < 9; ++k) sum += static_cast<uint32_t>(a(i, k)) * static_cast<uint32_t>(b(k, j));
       expected(i, j) = static_cast<int32_t>(sum);
     }
-  expect_close(c, expected);
+  expect_close(c, expected, kernel_tolerance("i32_matmul_wrapping"));
 }
 
 TEST(Dtypes, I8Arithmetic) {
@@ -91,11 +91,11 @@ TEST(Dtypes, I8Arithmetic) {
     expected_remainder[i] = static_cast<double>(floor_mod(x, y));
     expected_larger[i] = static_cast<double>(std::max(x, y));
   }
-  expect_close(sum, expected_sum);
-  expect_close(product, expected_product);
-  expect_close(quotient, expected_quotient);
-  expect_close(remainder, expected_remainder);
-  expect_close(larger, expected_larger);
+  expect_close(sum, expected_sum, kernel_tolerance("i8_arithmetic"));
+  expect_close(product, expected_product, kernel_tolerance("i8_arithmetic"));
+  expect_close(quotient, expected_quotient, kernel_tolerance("i8_arithmetic"));
+  expect_close(remainder, expected_remainder, kernel_tolerance("i8_arithmetic"));
+  expect_close(larger, expected_larger, kernel_tolerance("i8_arithmetic"));
 }
 
 TEST(Dtypes, U8ArithmeticWraps) {
@@ -116,11 +116,11 @@ TEST(Dtypes, U8ArithmeticWraps) {
     expected_quotient[i] = static_cast<double>(x / y);
     expected_remainder[i] = static_cast<double>(x % y);
   }
-  expect_close(sum, expected_sum);
-  expect_close(difference, expected_difference);
-  expect_close(product, expected_product);
-  expect_close(quotient, expected_quotient);
-  expect_close(remainder, expected_remainder);
+  expect_close(sum, expected_sum, kernel_tolerance("u8_arithmetic"));
+  expect_close(difference, expected_difference, kernel_tolerance("u8_arithmetic"));
+  expect_close(product, expected_product, kernel_tolerance("u8_arithmetic"));
+  expect_close(quotient, expected_quotient, kernel_tolerance("u8_arithmetic"));
+  expect_close(remainder, expected_remainder, kernel_tolerance("u8_arithmetic"));
 }
 
 TEST(Dtypes, F64MatmulAndDoubleLiterals) {
@@ -135,8 +135,8 @@ TEST(Dtypes, F64MatmulAndDoubleLiterals) {
       for (int k = 0; k < 9; ++k) expected_c(i, j) += a(i, k) * b(k, j);
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 9; ++j) expected_d(i, j) = std::exp(a(i, j)) * 0.1 + 1e-10;  // 0.1 as a double, not a float
-  expect_close(c, expected_c, 9);
-  expect_close(d, expected_d, 4);
+  expect_close(c, expected_c, kernel_tolerance("f64_ops"));
+  expect_close(d, expected_d, kernel_tolerance("f64_ops"));
 }
 
 TEST(Dtypes, F16Matmul) {
@@ -149,7 +149,7 @@ TEST(Dtypes, F16Matmul) {
   for (int i = 0; i < 8; ++i)
     for (int j = 0; j < 9; ++j)
       for (int k = 0; k < 16; ++k) expected(i, j) += x(i, k) * y(k, j);
-  expect_close(c, expected, 16);
+  expect_close(c, expected, kernel_tolerance("f16_matmul"));
 }
 
 TEST(Dtypes, F16Elementwise) {
@@ -165,8 +165,8 @@ TEST(Dtypes, F16Elementwise) {
     expected_z[i] = u * v + 1.5;
     expected_g[i] = u * (1 + std::erf(u / std::sqrt(2.0))) / 2;
   }
-  expect_close(z, expected_z);
-  expect_close(g, expected_g);
+  expect_close(z, expected_z, kernel_tolerance("f16_elementwise"));
+  expect_close(g, expected_g, kernel_tolerance("f16_elementwise"));
 }
 
 TEST(Dtypes, BF16Conv2d) {
@@ -177,7 +177,7 @@ TEST(Dtypes, BF16Conv2d) {
 
   ConvParams p;
   p.pad_top = p.pad_left = p.pad_bottom = p.pad_right = 1;
-  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), 2 * 3 * 3);
+  expect_close(y, conv2d_nchw_reference(widen(x), widen(w), p), kernel_tolerance("bf16_conv2d"));
 }
 
 TEST(Dtypes, BF16Softmax) {
@@ -192,7 +192,7 @@ TEST(Dtypes, BF16Softmax) {
     for (int j = 0; j < 10; ++j) sum += std::exp(v(i, j) - max);
     for (int j = 0; j < 10; ++j) expected(i, j) = std::exp(v(i, j) - max) / sum;
   }
-  expect_close(y, expected, 10);
+  expect_close(y, expected, kernel_tolerance("bf16_softmax"));
 }
 
 TEST(Dtypes, BoolOutputsOfComparisons) {
@@ -211,9 +211,9 @@ TEST(Dtypes, BoolOutputsOfComparisons) {
     }
     expected_odd(i) = i % 2 != 0;
   }
-  expect_close(greater, expected_greater);
-  expect_close(in_range, expected_in_range);
-  expect_close(odd, expected_odd);
+  expect_close(greater, expected_greater, kernel_tolerance("comparisons"));
+  expect_close(in_range, expected_in_range, kernel_tolerance("comparisons"));
+  expect_close(odd, expected_odd, kernel_tolerance("comparisons"));
 }
 
 TEST(Dtypes, BoolMaskInput) {
@@ -226,7 +226,7 @@ TEST(Dtypes, BoolMaskInput) {
   Reference expected({5, 6});
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 6; ++j) expected(i, j) = mask(i, j) && !(x(i, j) < 0) ? x(i, j) : -1.0;
-  expect_close(y, expected, Tolerance{0.0, 0.0});
+  expect_close(y, expected, 0.0);
 }
 
 TEST(Dtypes, Casts) {
@@ -254,16 +254,16 @@ TEST(Dtypes, Casts) {
     expected_bytes[i] = static_cast<uint8_t>(small[i]);
     expected_nonzero[i] = small[i] != 0;
   }
-  const Tolerance exact{0.0, 0.0};
-  expect_close(truncated, expected_truncated);
+  const double exact = 0.0;
+  expect_close(truncated, expected_truncated, kernel_tolerance("casts"));
   expect_close(half, expected_half, exact);
   expect_close(brain, expected_brain, exact);
   // Converting to f16 rounds even when the value goes on in float.
   expect_close(half_round_trip, expected_half, exact);
-  expect_close(widened, expected_widened);
-  expect_close(narrowed, expected_narrowed);
-  expect_close(bytes, expected_bytes);
-  expect_close(nonzero, expected_nonzero);
+  expect_close(widened, expected_widened, kernel_tolerance("casts"));
+  expect_close(narrowed, expected_narrowed, kernel_tolerance("casts"));
+  expect_close(bytes, expected_bytes, kernel_tolerance("casts"));
+  expect_close(nonzero, expected_nonzero, kernel_tolerance("casts"));
 }
 
 }  // namespace

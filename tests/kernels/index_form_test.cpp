@@ -20,7 +20,7 @@ TEST(IndexForm, MatmulByHand) {
   for (int i = 0; i < 12; ++i)
     for (int j = 0; j < 10; ++j)
       for (int k = 0; k < 15; ++k) expected(i, j) += double{a(i, k)} * b(k, j);
-  expect_close(c, expected, 15);
+  expect_close(c, expected, kernel_tolerance("matmul_by_hand"));
 }
 
 TEST(IndexForm, SelectPaddingConvolutionBiasRelu) {
@@ -36,7 +36,7 @@ TEST(IndexForm, SelectPaddingConvolutionBiasRelu) {
   for (int f = 0; f < 4; ++f)
     for (int y = 0; y < 6; ++y)
       for (int v = 0; v < 6; ++v) expected(0, f, y, v) = std::max(expected(0, f, y, v) + bias(f), 0.0);
-  expect_close(r, expected, 3 * 3 * 3);
+  expect_close(r, expected, kernel_tolerance("conv_select_padding"));
 }
 
 TEST(IndexForm, MaxMinProdReductions) {
@@ -55,9 +55,9 @@ TEST(IndexForm, MaxMinProdReductions) {
       expected_product(i) *= x(i, k);
     }
   }
-  expect_close(largest, expected_largest, Tolerance{0.0, 0.0});
-  expect_close(smallest, expected_smallest, Tolerance{0.0, 0.0});
-  expect_close(product, expected_product, 7);
+  expect_close(largest, expected_largest, 0.0);
+  expect_close(smallest, expected_smallest, 0.0);
+  expect_close(product, expected_product, kernel_tolerance("max_min_prod_reductions"));
 }
 
 TEST(IndexForm, ReductionsNestedInExpressions) {
@@ -79,10 +79,10 @@ TEST(IndexForm, ReductionsNestedInExpressions) {
     expected_range(i) = max - min;
     for (int j = 0; j < 12; ++j) expected_centered(i, j) = x(i, j) - sum / 12;
   }
-  expect_close(norm, expected_norm, 12);
-  expect_close(mean, expected_mean, 12);
-  expect_close(range, expected_range);
-  expect_close(centered, expected_centered, 12);
+  expect_close(norm, expected_norm, kernel_tolerance("nested_reductions"));
+  expect_close(mean, expected_mean, kernel_tolerance("nested_reductions"));
+  expect_close(range, expected_range, kernel_tolerance("nested_reductions"));
+  expect_close(centered, expected_centered, kernel_tolerance("nested_reductions"));
 }
 
 TEST(IndexForm, SumOverTwoAxes) {
@@ -94,7 +94,7 @@ TEST(IndexForm, SumOverTwoAxes) {
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 5; ++j)
       for (int k = 0; k < 6; ++k) expected(j) += double{x(i, j, k)} * x(i, j, k);
-  expect_close(s, expected, 4 * 6);
+  expect_close(s, expected, kernel_tolerance("two_axis_sum"));
 }
 
 TEST(IndexForm, FloorDivisionAndModuloOfNegativeIndices) {
@@ -111,10 +111,10 @@ TEST(IndexForm, FloorDivisionAndModuloOfNegativeIndices) {
   }
   for (int i = 0; i < 9; ++i)
     for (int j = 0; j < 4; ++j) expected_signed(i, j) = floor_div(i - 4, 3) * 10 + floor_mod(j - 2, 3);
-  expect_close(wrapped, expected_wrapped, Tolerance{0.0, 0.0});
-  expect_close(halved, expected_halved, Tolerance{0.0, 0.0});
-  expect_close(clamped, expected_clamped, Tolerance{0.0, 0.0});
-  expect_close(signed_values, expected_signed, Tolerance{0.0, 0.0});
+  expect_close(wrapped, expected_wrapped, 0.0);
+  expect_close(halved, expected_halved, 0.0);
+  expect_close(clamped, expected_clamped, 0.0);
+  expect_close(signed_values, expected_signed, 0.0);
 }
 
 TEST(IndexForm, MathFunctions) {
@@ -140,14 +140,14 @@ TEST(IndexForm, MathFunctions) {
     double scaled = x[i] * 5.0f;
     expected_float_mod[i] = scaled - std::floor(scaled / 1.5) * 1.5;
   }
-  expect_close(log, expected_log);
-  expect_close(sqrt, expected_sqrt);
-  expect_close(rsqrt, expected_rsqrt);
-  expect_close(erf, expected_erf);
-  expect_close(floor, expected_floor, Tolerance{0.0, 0.0});
-  expect_close(ceil, expected_ceil, Tolerance{0.0, 0.0});
-  expect_close(pow, expected_pow, 4);
-  expect_close(float_mod, expected_float_mod, 4);
+  expect_close(log, expected_log, kernel_tolerance("math_functions"));
+  expect_close(sqrt, expected_sqrt, kernel_tolerance("math_functions"));
+  expect_close(rsqrt, expected_rsqrt, kernel_tolerance("math_functions"));
+  expect_close(erf, expected_erf, kernel_tolerance("math_functions"));
+  expect_close(floor, expected_floor, 0.0);
+  expect_close(ceil, expected_ceil, 0.0);
+  expect_close(pow, expected_pow, kernel_tolerance("math_functions"));
+  expect_close(float_mod, expected_float_mod, kernel_tolerance("math_functions"));
 }
 
 }  // namespace

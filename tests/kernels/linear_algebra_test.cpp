@@ -16,7 +16,7 @@ TEST(LinearAlgebra, Matmul) {
   for (int i = 0; i < 13; ++i)
     for (int j = 0; j < 11; ++j)
       for (int k = 0; k < 17; ++k) expected(i, j) += double{a(i, k)} * b(k, j);
-  expect_close(c, expected, 17);
+  expect_close(c, expected, kernel_tolerance("matmul"));
 }
 
 TEST(LinearAlgebra, BatchMatmul) {
@@ -30,7 +30,7 @@ TEST(LinearAlgebra, BatchMatmul) {
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 6; ++j)
         for (int k = 0; k < 7; ++k) expected(n, i, j) += double{a(n, i, k)} * b(n, k, j);
-  expect_close(c, expected, 7);
+  expect_close(c, expected, kernel_tolerance("batch_matmul"));
 }
 
 TEST(LinearAlgebra, DenseBiasRelu) {
@@ -47,7 +47,7 @@ TEST(LinearAlgebra, DenseBiasRelu) {
       for (int k = 0; k < 20; ++k) sum += double{x(i, k)} * w(j, k);
       expected(i, j) = std::max(sum, 0.0);
     }
-  expect_close(y, expected, 20);
+  expect_close(y, expected, kernel_tolerance("dense_bias_relu"));
 }
 
 }  // namespace

@@ -28,14 +28,14 @@ TEST(Normalization, SoftmaxAxis0) {
   Tensor<float> x({4, 5, 6}), y({4, 5, 6});
   fill_random(x, 51, -3.0, 3.0);
   ASSERT_NO_FATAL_FAILURE(call_kernel("softmax_axis0", ansor_test_kernels_softmax_axis0, x, y));
-  expect_close(y, softmax_reference(widen(x), 0), 4);
+  expect_close(y, softmax_reference(widen(x), 0), kernel_tolerance("softmax_axis0"));
 }
 
 TEST(Normalization, SoftmaxLastAxis) {
   Tensor<float> x({4, 5, 6}), y({4, 5, 6});
   fill_random(x, 52, -3.0, 3.0);
   ASSERT_NO_FATAL_FAILURE(call_kernel("softmax_last", ansor_test_kernels_softmax_last, x, y));
-  expect_close(y, softmax_reference(widen(x), 2), 6);
+  expect_close(y, softmax_reference(widen(x), 2), kernel_tolerance("softmax_last"));
 }
 
 // Normalises each group of the trailing `inner` elements: (x - mean) / sqrt(variance + eps),
@@ -59,7 +59,7 @@ TEST(Normalization, LayerNormLastAxis) {
   fill_random(gamma, 54, 0.5, 1.5);
   fill_random(beta, 55);
   ASSERT_NO_FATAL_FAILURE(call_kernel("layer_norm_last", ansor_test_kernels_layer_norm_last, x, gamma, beta, y));
-  expect_close(y, layer_norm_reference(widen(x), widen(gamma), widen(beta), 1e-5), 16);
+  expect_close(y, layer_norm_reference(widen(x), widen(gamma), widen(beta), 1e-5), kernel_tolerance("layer_norm_last"));
 }
 
 TEST(Normalization, LayerNormOverLastTwoAxes) {
@@ -68,7 +68,7 @@ TEST(Normalization, LayerNormOverLastTwoAxes) {
   fill_random(gamma, 57, 0.5, 1.5);
   fill_random(beta, 58);
   ASSERT_NO_FATAL_FAILURE(call_kernel("layer_norm_axis_m2", ansor_test_kernels_layer_norm_axis_m2, x, gamma, beta, y));
-  expect_close(y, layer_norm_reference(widen(x), widen(gamma), widen(beta), 1e-3), 4 * 8);
+  expect_close(y, layer_norm_reference(widen(x), widen(gamma), widen(beta), 1e-3), kernel_tolerance("layer_norm_axis_m2"));
 }
 
 TEST(Normalization, BatchNormInference) {
@@ -86,7 +86,7 @@ TEST(Normalization, BatchNormInference) {
       for (int h = 0; h < 3; ++h)
         for (int w = 0; w < 3; ++w)
           expected(n, c, h, w) = (double{x(n, c, h, w)} - mean(c)) / std::sqrt(double{var(c)} + 1e-5) * gamma(c) + beta(c);
-  expect_close(y, expected, 4);
+  expect_close(y, expected, kernel_tolerance("batch_norm"));
 }
 
 }  // namespace

@@ -7,6 +7,10 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+
+#include "dag/output_tolerance.h"
+#include "lang/program.h"
 
 namespace kernel_tests {
 
@@ -183,29 +187,27 @@ void check_table_call(const ansor_kernel_info& info, const std::vector<ArgBuffer
     if (info.args[i].is_output) std::memcpy(args[i].data, typed_outputs[output++].data(), args[i].bytes);
 }
 
-Tolerance tolerance_for(ansor_dtype dtype, int64_t reduction_length) {
-  double n = static_cast<double>(std::max<int64_t>(reduction_length, 1));
-  switch (dtype) {
-    case ANSOR_DTYPE_F32: return {1e-6 * n, 1e-6 * n};
-    case ANSOR_DTYPE_F64: return {1e-13 * n, 1e-13 * n};
-    case ANSOR_DTYPE_F16: return {2e-3 * n, 2e-3 * n};
-    case ANSOR_DTYPE_BF16: return {1e-2 * n, 1e-2 * n};
-    default: return {0.0, 0.0};
-  }
+double kernel_tolerance(const std::string& name) {
+  static const ansor::Program program = ansor::load_program_file(ANSOR_TEST_KERNELS_DEF);
+  const ansor::Kernel* kernel = program.find(name);
+  if (!kernel) throw std::invalid_argument("kernel_tolerance: no kernel '" + name + "' in " ANSOR_TEST_KERNELS_DEF);
+  return ansor::output_tolerance(kernel->dag);
 }
 
 void expect_close_values(ansor_dtype dtype, const std::vector<int64_t>& actual_shape, const std::vector<double>& actual,
-                         const Reference& expected, Tolerance tolerance) {
+                         const Reference& expected, double tolerance) {
   ASSERT_EQ(actual_shape, expected.shape());
+  double largest = 0;
+  for (size_t i = 0; i < actual.size(); ++i) largest = std::max(largest, std::fabs(expected[i]));
   constexpr int kReported = 8;
   int mismatches = 0;
   for (size_t i = 0; i < actual.size(); ++i) {
     double a = actual[i], e = expected[i];
     bool valid = dtype != ANSOR_DTYPE_BOOL || a == 0.0 || a == 1.0;
-    if (valid && std::fabs(a - e) <= tolerance.atol + tolerance.rtol * std::fabs(e)) continue;
+    if (valid && !std::isnan(e) && ansor::within_output_tolerance(a, e, tolerance, largest)) continue;
     if (++mismatches <= kReported)
-      ADD_FAILURE() << "element " << index_string(i, actual_shape) << ": got " << a << ", expected " << e
-                    << " (atol " << tolerance.atol << ", rtol " << tolerance.rtol << ")";
+      ADD_FAILURE() << "element " << index_string(i, actual_shape) << ": got " << a << ", expected " << e << " (tolerance "
+                    << tolerance << " of max(1, " << largest << "))";
   }
   EXPECT_EQ(mismatches, 0) << "of " << actual.size() << " elements";
 }

@@ -173,30 +173,23 @@ void call_kernel(const std::string& name, Fn typed_function, Tensor<T>&... tenso
 
 // ---- Comparing with references ------------------------------------------------------------------
 
-struct Tolerance {
-  double atol;
-  double rtol;
-};
+// The tolerance of kernel `name`'s outputs under the project's one rule (output_tolerance() of
+// its DAG, parsed from tests/kernels/kernels.def): relative to max(1, the largest |element| of
+// the output), growing with the reductions and the approximate math the kernel holds.
+double kernel_tolerance(const std::string& name);
 
-// For an output whose elements each accumulate `reduction_length` products: grows with the
-// length, per dtype; exact for integers and bool.
-Tolerance tolerance_for(ansor_dtype dtype, int64_t reduction_length);
-
-// Every element of `actual` within atol + rtol * |expected| of the reference (NaN never is).
+// Every element of `actual` matches the reference under `tolerance` (within_output_tolerance():
+// |actual - expected| <= tolerance * max(1, max |expected|); NaN matches only NaN); 0 is exact.
 void expect_close_values(ansor_dtype dtype, const std::vector<int64_t>& actual_shape, const std::vector<double>& actual,
-                         const Reference& expected, Tolerance tolerance);
+                         const Reference& expected, double tolerance);
 
 template <class T>
-void expect_close(const Tensor<T>& actual, const Reference& expected, Tolerance tolerance) {
+void expect_close(const Tensor<T>& actual, const Reference& expected, double tolerance) {
   std::vector<double> values(actual.size());
   for (size_t i = 0; i < actual.size(); ++i) values[i] = actual.value(i);
   expect_close_values(actual.dtype(), actual.shape(), values, expected, tolerance);
 }
 
-template <class T>
-void expect_close(const Tensor<T>& actual, const Reference& expected, int64_t reduction_length = 1) {
-  expect_close(actual, expected, tolerance_for(actual.dtype(), reduction_length));
-}
 
 // ---- Shared references --------------------------------------------------------------------------
 

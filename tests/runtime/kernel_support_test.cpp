@@ -15,6 +15,19 @@ namespace {
 
 using ansor_test::ScopedNumThreads;
 
+// The horizontal reduction helpers combine all N values, whatever N (power of two or not).
+TEST(KernelReductions, TreeHelpersCombineEveryValue) {
+  const float values[7] = {3.0f, -1.0f, 4.0f, 1.5f, -5.0f, 9.0f, 2.0f};
+  EXPECT_EQ((ansor_rt::vreduce_add<float, 7>(values)), 13.5f);
+  EXPECT_EQ((ansor_rt::vreduce_add<float, 4>(values)), 7.5f);
+  EXPECT_EQ((ansor_rt::vreduce_mul<float, 4>(values)), -18.0f);
+  EXPECT_EQ((ansor_rt::vreduce_max<float, 7>(values)), 9.0f);
+  EXPECT_EQ((ansor_rt::vreduce_min<float, 7>(values)), -5.0f);
+  EXPECT_EQ((ansor_rt::vreduce_max<float, 1>(values)), 3.0f);
+  const double sixteen[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  EXPECT_EQ((ansor_rt::vreduce_add<double, 16>(sixteen)), 136.0);
+}
+
 TEST(KernelParallelFor, RunsALambdaOverTheWholeRange) {
   ScopedNumThreads threads(3);
   std::vector<int> values(1000, 0);

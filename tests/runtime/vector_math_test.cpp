@@ -98,7 +98,7 @@ std::vector<float> evaluate(const std::vector<float>& in) {
 
 // Checks the maximum ulp error against `bound` and that the scalar path (scalar(x) in float,
 // what kernels run outside vectorised loops) agrees with the vector one to `agree` relative to
-// max(1, |scalar|), the measure of tuning's output check (output_tolerance in measurer.cpp).
+// max(1, |scalar|), the measure of the output tolerance rule (generator/dag/output_tolerance.h).
 template <template <int> class Fn, class Ref, class Scalar>
 void check_unary(const char* name, std::initializer_list<std::pair<float, float>> dense, Ref ref, Scalar scalar,
                  double bound, double agree) {
@@ -141,7 +141,7 @@ VECTOR_FUNCTION(Relu, vrelu)
 #undef VECTOR_FUNCTION
 
 // The agreement allowed between vector and scalar paths (relative to max(1, |value|)): the sum of
-// both paths' errors, 2^-21 (8 ulp at 1), which output_tolerance() adds for math functions.
+// both paths' errors, 2^-21 (4 ulp at 1); output_tolerance() allows each call its ulp bound plus 2.
 constexpr double kAgree = 0x1p-21;
 
 double ref_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
@@ -179,11 +179,19 @@ TEST(VectorMath, Erf) {
                    [](float x) { return std::erf(x); }, 2.5, kAgree);
 }
 
+// Without FMA (targets below AVX2: SSE2 alone, as -march=x86-64 builds run) the polynomials'
+// products round separately, which costs gelu's tail about one ulp more.
+#ifdef __FMA__
+constexpr double kGeluBound = 6.0;
+#else
+constexpr double kGeluBound = 7.0;
+#endif
+
 // The scalar gelu (x/2 (1 + erff(x / sqrt(2))) in float) loses relative accuracy in the negative
 // tail where 1 + erf cancels: agreement is absolute there, as tuning's check measures it.
 TEST(VectorMath, Gelu) {
   check_unary<Gelu>("gelu", {{-16.0f, 16.0f}, {-4.0f, 4.0f}, {-1.2f, -0.9f}, {-14.0f, -12.0f}}, ref_gelu,
-                    [](float x) { return ansor_rt::gelu(x); }, 5.0, kAgree);
+                    [](float x) { return ansor_rt::gelu(x); }, kGeluBound, kAgree);
 }
 
 TEST(VectorMath, ExactFunctions) {
@@ -223,7 +231,12 @@ TEST(VectorMath, SpecialValues) {
       {"rsqrt", Rsqrt<16>::v, -0.0f, -kInf},  {"rsqrt", Rsqrt<16>::v, kInf, 0.0f},    {"abs", Abs<16>::v, -0.0f, 0.0f},
       {"floor", Floor<16>::v, -0.0f, -0.0f},  {"floor", Floor<16>::v, -0.5f, -1.0f},  {"floor", Floor<16>::v, -kInf, -kInf},
       {"ceil", Ceil<16>::v, -0.5f, -0.0f},    {"ceil", Ceil<16>::v, nan, nan},        {"relu", Relu<16>::v, -0.0f, -0.0f},
-      {"relu", Relu<16>::v, nan, nan},
+      {"relu", Relu<16>::v, nan, nan},        {"exp", Exp<16>::v, -tiny, 1.0f},       {"exp", Exp<16>::v, -103.0f, tiny},
+      {"log", Log<16>::v, tiny, -0x1.9d1da0p+6f}, {"erf", Erf<16>::v, tiny, tiny},    {"erf", Erf<16>::v, -tiny, -tiny},
+      {"erf", Erf<16>::v, 4.5f, 1.0f},        {"tanh", Tanh<16>::v, 20.0f, 1.0f},     {"sigmoid", Sigmoid<16>::v, tiny, 0.5f},
+      {"gelu", Gelu<16>::v, tiny, tiny},     {"gelu", Gelu<16>::v, -tiny, -0.0f},    {"gelu", Gelu<16>::v, 0.0f, 0.0f},
+      {"gelu", Gelu<16>::v, FLT_MAX, FLT_MAX}, {"gelu", Gelu<16>::v, -FLT_MAX, -0.0f}, {"gelu", Gelu<16>::v, -14.5f, -0.0f},
+      {"gelu", Gelu<16>::v, -14.0f, -0x1.38p-143f},
   };
   for (const Case& c : cases) EXPECT_TRUE(same(one(c.f, c.x), c.expected)) << c.name << "(" << c.x << ") = " << one(c.f, c.x);
 }

@@ -138,6 +138,40 @@ inline vec<T, N> vmax(vec<T, N> a, vec<T, N> b) {
   return a > b ? a : b;
 }
 
+// Horizontal reductions of the N partial results at p (the lanes a vectorised partial
+// reduction leaves, often several vectors' worth), which generated code combines into the
+// reduction's result: a balanced tree, log2(N) dependent steps where a chain takes N - 1, its
+// halves independent. The order of a float sum or product changes within the reduction's
+// tolerance; min and max combine as std::min and std::max do.
+template <int N, class T, class Op>
+inline T reduce_tree(const T* p, Op op) {
+  if constexpr (N == 1) {
+    return p[0];
+  } else {
+    return op(reduce_tree<N / 2>(p, op), reduce_tree<N - N / 2>(p + N / 2, op));
+  }
+}
+
+template <class T, int N>
+inline T vreduce_add(const T* p) {
+  return reduce_tree<N>(p, [](T a, T b) { return a + b; });
+}
+
+template <class T, int N>
+inline T vreduce_mul(const T* p) {
+  return reduce_tree<N>(p, [](T a, T b) { return a * b; });
+}
+
+template <class T, int N>
+inline T vreduce_min(const T* p) {
+  return reduce_tree<N>(p, [](T a, T b) { return std::min<T>(a, b); });
+}
+
+template <class T, int N>
+inline T vreduce_max(const T* p) {
+  return reduce_tree<N>(p, [](T a, T b) { return std::max<T>(a, b); });
+}
+
 } // namespace ansor_rt
 
 // Vector forms of the math functions (vexp, verf, ...), on the vector types above.

@@ -64,66 +64,111 @@ inline F<N> with_sign_of(F<N> x, F<N> s) {
   return from_bits<N>((bits<N>(x) & 0x7fffffffu) | (bits<N>(s) & 0x80000000u));
 }
 
-// e^(hi + lo), where lo is a small correction to hi (at most a few ulp of hi in magnitude, or
-// -0 for none): it is added after the range reduction so that its bits survive. The result is
-// scaled by 2^scale_log2 (|scale_log2| <= 24), for callers whose intermediate would otherwise
-// be subnormal and lose bits. Cody-Waite
-// reduction hi = k ln2 + r, |r| <= ln2/2 (ln2 split into 355/512, exact in any k ln2 product
-// here, and the rest), then the degree-7 Taylor polynomial of e^r (truncation error below
-// 2^-27 relative) and a scaling by 2^k.
+// The float lanes of the target's widest vector registers.
+#if defined(__AVX512F__)
+constexpr int kNativeFloatLanes = 16;
+#elif defined(__AVX__)
+constexpr int kNativeFloatLanes = 8;
+#else
+constexpr int kNativeFloatLanes = 4;
+#endif
+
+// Impl::eval<M> applied to x in parts of M lanes (M at most `lanes`). GCC lowers a vector wider
+// than the target's registers piece by piece, but its selects (c ? a : b) and clamps lane by
+// lane in scalar code: vec<float, 16> functions on AVX2 ran 5-10 times slower than two
+// vec<float, 8> calls. So the functions below run on parts no wider than the registers.
+template <class Impl, int lanes, int N>
+inline F<N> in_parts(F<N> x) {
+  constexpr int M = N < lanes ? N : lanes;
+  if constexpr (M == N) {
+    return Impl::template eval<N>(x);
+  } else {
+    F<N> r;
+    for (int i = 0; i < N; i += M) {
+      F<M> part;
+      __builtin_memcpy(&part, reinterpret_cast<const char*>(&x) + i * sizeof(float), sizeof(part));
+      part = Impl::template eval<M>(part);
+      __builtin_memcpy(reinterpret_cast<char*>(&r) + i * sizeof(float), &part, sizeof(part));
+    }
+    return r;
+  }
+}
+
+// As in_parts, for functions of two vectors.
+template <class Impl, int lanes, int N>
+inline F<N> in_parts(F<N> x, F<N> y) {
+  constexpr int M = N < lanes ? N : lanes;
+  if constexpr (M == N) {
+    return Impl::template eval<N>(x, y);
+  } else {
+    F<N> r;
+    for (int i = 0; i < N; i += M) {
+      F<M> px, py;
+      __builtin_memcpy(&px, reinterpret_cast<const char*>(&x) + i * sizeof(float), sizeof(px));
+      __builtin_memcpy(&py, reinterpret_cast<const char*>(&y) + i * sizeof(float), sizeof(py));
+      px = Impl::template eval<M>(px, py);
+      __builtin_memcpy(reinterpret_cast<char*>(&r) + i * sizeof(float), &px, sizeof(px));
+    }
+    return r;
+  }
+}
+
+// e^(hi + lo) = p 2^k, where lo is a small correction to hi (a few ulp of hi in magnitude, or
+// -0 for none), added after the range reduction so that its bits survive. Cody-Waite reduction
+// hi = k ln2 + r, |r| <= ln2/2 (ln2 split into 355/512, exact in any k ln2 product here, and
+// the rest), then 1 + r + r^2 S(r), S of degree 4: a near-minimax fit of relative error 3.1e-9
+// (scripts/fit_vector_math.py). hi is clamped to [-104, 89], which changes no float result
+// and keeps k in [-150, 129]; NaN lanes give NaN p and an arbitrary k.
 template <int N>
-inline F<N> exp_parts(F<N> hi, F<N> lo, int scale_log2 = 0) {
-  // Below -104 the result rounds to 0 and above 89 to infinity: clamping keeps k in
-  // [-150, 129] without changing any result.
+struct ExpReduced {
+  F<N> p;
+  I<N> k;
+};
+
+template <int N>
+inline ExpReduced<N> exp_reduced(F<N> hi, F<N> lo) {
   hi = clamp<N>(hi, -104.0f, 89.0f);
   // Adding 1.5 * 2^23 rounds hi / ln2 to an integer that lands in the low mantissa bits.
   const float shifter = 0x1.8p23f;
   const F<N> t = hi * 1.44269504088896341f + shifter;
   const F<N> k = t - shifter;
-  const I<N> ki = (I<N>)(bits<N>(t) - bits<N>(splat<N>(shifter))) + scale_log2;
   F<N> r = hi - k * 0.693359375f;
   r = r - k * -2.12194440054690583e-4f;
   r = r + lo;
-  F<N> p = splat<N>(1.0f / 5040.0f);
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
+  F<N> p = splat<N>(1.381461100e-3f);
+  p = p * r + 8.368710035e-3f;
+  p = p * r + 4.166838741e-2f;
+  p = p * r + 1.666652069e-1f;
+  p = p * r + 4.999999345e-1f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  // 2^k as two factors, each a normal float for every k in range: a product underflows to a
-  // correctly rounded subnormal or overflows to infinity instead of wrapping the exponent.
-  // Unsigned arithmetic: NaN lanes carry garbage k, harmlessly (p is NaN there).
-  const I<N> k1 = ki >> 1;
-  const U<N> e1 = ((U<N>)k1 + 127u) << 23;
-  const U<N> e2 = ((U<N>)(ki - k1) + 127u) << 23;
-  return p * from_bits<N>(e1) * from_bits<N>(e2);
+  return {p, (I<N>)(bits<N>(t) - bits<N>(splat<N>(shifter)))};
 }
 
-// The continuation of erfc beyond 0.75: erfc(z) = t e^(-z^2 + V(t)) with t = 2 / (2 + z), V a
-// degree-9 least-squares (Lawson, near-minimax) fit on z in [0.75, 10.5] with absolute error
-// 1.1e-9 (so relative error of erfc), fitted for this header in 40-digit arithmetic. z^2 is given
-// as sq_hi + sq_lo so that callers that need relative accuracy far in the tail can pass it
-// exactly; the result is scaled by 2^scale_log2 as in exp_parts.
+// 2^k as a float, for k in [-126, 127] (unsigned arithmetic: garbage k gives garbage, no UB).
 template <int N>
-inline F<N> erfc_tail(F<N> z, F<N> sq_hi, F<N> sq_lo, int scale_log2 = 0) {
-  const F<N> t = 2.0f / (z + 2.0f);
-  F<N> v = splat<N>(2.364037888e-01f);
-  v = v * t + -1.126023440e+00f;
-  v = v * t + 2.085708296e+00f;
-  v = v * t + -1.785467205e+00f;
-  v = v * t + 7.089765714e-01f;
-  v = v * t + -3.644243437e-01f;
-  v = v * t + 1.426894877e-01f;
-  v = v * t + 3.670315273e-01f;
-  v = v * t + 1.000610927e+00f;
-  v = v * t + -1.265532481e+00f;
-  // v - sq_hi rounded, and its rounding error exactly (Knuth's two-sum), goes with sq_lo.
-  const F<N> hi = v - sq_hi;
-  const F<N> v_part = hi + sq_hi;
-  const F<N> rounding = (v - v_part) - (sq_hi + (hi - v_part));
-  return t * exp_parts<N>(hi, rounding - sq_lo, scale_log2);
+inline F<N> pow2(I<N> k) {
+  return from_bits<N>(((U<N>)k + 127u) << 23);
+}
+
+// The upper tail of the standard normal distribution without its Gaussian factor:
+// R(a) = Q(a) e^(a^2/2), Q(a) = (1 - erf(a / sqrt(2))) / 2, for 0 <= a <= 14.5, as P4(a) / Q5(a)
+// with positive coefficients (no cancellation for a >= 0): a near-minimax rational fit of
+// relative error 5.9e-9 (scripts/fit_vector_math.py).
+template <int N>
+inline F<N> normal_tail_ratio(F<N> a) {
+  F<N> p = splat<N>(4.116449486e-3f);
+  p = p * a + 4.063439385e-2f;
+  p = p * a + 1.832389162e-1f;
+  p = p * a + 4.383005316e-1f;
+  p = p * a + 5.000000029e-1f;
+  F<N> q = splat<N>(1.031828901e-2f);
+  q = q * a + 1.018617645e-1f;
+  q = q * a + 4.694805037e-1f;
+  q = q * a + 1.202519612e+0f;
+  q = q * a + 1.674486043e+0f;
+  q = q * a + 1.0f;
+  return p / q;
 }
 
 // erf(z) / z for |z| <= 0.75, as a polynomial in z^2 (near-minimax, relative error 1.4e-9).
@@ -190,6 +235,167 @@ inline D<N> exp_double(D<N> x) {
   return p * (D<N>)((ki + 1023u) << 52);
 }
 
+// The functions on vectors of at most the native width; the public ones below split wider
+// vectors into such parts (in_parts).
+struct Relu {
+  // max(x, 0): NaN stays NaN, -0 stays -0.
+  template <int N>
+  static F<N> eval(F<N> x) {
+    return x < 0.0f ? splat<N>(0.0f) : x;
+  }
+};
+
+struct Floor {
+  // Truncation through int32 for |x| < 2^23 (larger floats are integers already, and infinities
+  // and NaN are returned as they are), one step down where truncation went up; the sign bit of
+  // x is kept, which gives -0 for -0.
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const auto small = (bits<N>(x) & 0x7fffffffu) < 0x4b000000u;  // |x| < 2^23
+    const F<N> t = __builtin_convertvector(__builtin_convertvector(small ? x : splat<N>(0.0f), I<N>), F<N>);
+    const F<N> f = t > x ? t - 1.0f : t;
+    return small ? with_sign_of<N>(f, x) : x;
+  }
+};
+
+struct Ceil {
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const auto small = (bits<N>(x) & 0x7fffffffu) < 0x4b000000u;
+    const F<N> t = __builtin_convertvector(__builtin_convertvector(small ? x : splat<N>(0.0f), I<N>), F<N>);
+    const F<N> c = t < x ? t + 1.0f : t;
+    return small ? with_sign_of<N>(c, x) : x;
+  }
+};
+
+struct Exp {
+  // p 2^k with 2^k as two factors, each a normal float for every k in range: a product
+  // underflows to a correctly rounded subnormal or overflows to infinity instead of wrapping.
+  template <int N>
+  static F<N> eval(F<N> x) {
+    // -0 as the correction: x + -0 == x, so the compiler drops the addition.
+    const ExpReduced<N> e = exp_reduced<N>(x, splat<N>(-0.0f));
+    const I<N> k1 = e.k >> 1;
+    return e.p * pow2<N>(k1) * pow2<N>(e.k - k1);
+  }
+};
+
+struct Log {
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const auto subnormal = x < 0x1p-126f;
+    const F<N> xs = subnormal ? x * 0x1p23f : x;
+    const F<N> e_offset = subnormal ? splat<N>(-23.0f) : splat<N>(0.0f);
+    // As in log_double: the offset moves mantissas at or above sqrt(2) into the next binade.
+    const uint32_t sqrt_half = 0x3f3504f3u;
+    const U<N> u = bits<N>(xs) + (0x3f800000u - sqrt_half);
+    const F<N> e = __builtin_convertvector((I<N>)(u >> 23) - 127, F<N>) + e_offset;
+    const F<N> m = from_bits<N>((u & 0x007fffffu) + sqrt_half);
+    const F<N> f = m - 1.0f;
+    const F<N> s = f / (f + 2.0f);
+    const F<N> z = s * s;
+    F<N> r = splat<N>(2.0f / 9.0f);
+    r = r * z + 2.0f / 7.0f;
+    r = r * z + 2.0f / 5.0f;
+    r = r * z + 2.0f / 3.0f;
+    r = r * z;
+    const F<N> log_m = f - s * (f - r);
+    const F<N> y = (log_m + e * -2.12194440054690583e-4f) + e * 0.693359375f;
+    const float inf = __builtin_inff();
+    const F<N> special = x == 0.0f ? splat<N>(-inf) : x < 0.0f ? splat<N>(__builtin_nanf("")) : x;
+    return ((x > 0.0f) & (x < inf)) ? y : special;
+  }
+};
+
+struct Tanh {
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const F<N> a = from_bits<N>(bits<N>(x) & 0x7fffffffu);
+    const F<N> z = a * a;
+    F<N> p = splat<N>(-5.704990366e-03f);
+    p = p * z + 2.063909061e-02f;
+    p = p * z + -5.373971626e-02f;
+    p = p * z + 1.333144221e-01f;
+    p = p * z + -3.333328194e-01f;
+    const F<N> small = a + a * z * p;
+    const F<N> large = 1.0f - 2.0f / (Exp::eval<N>(a + a) + 1.0f);
+    return with_sign_of<N>(a < 0.625f ? small : large, x);
+  }
+};
+
+struct Sigmoid {
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const F<N> e = Exp::eval<N>(from_bits<N>(bits<N>(x) | 0x80000000u));  // e^-|x|
+    const F<N> s = 1.0f / (e + 1.0f);
+    return x >= 0.0f ? s : e * s;
+  }
+};
+
+struct Erf {
+  // Beyond 0.75 only absolute accuracy matters in 1 - erfc: z^2 needs no exact split, and
+  // e^(-z^2) for z <= 4 is a normal float, a single factor 2^k.
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const F<N> a = from_bits<N>(bits<N>(x) & 0x7fffffffu);
+    const F<N> small = a * erf_small_over_z<N>(a * a);
+    const F<N> c = clamp<N>(a, 0.0f, 4.0f);
+    const ExpReduced<N> e = exp_reduced<N>(-(c * c), splat<N>(-0.0f));
+    // erfc(c) = 2 Q(c sqrt(2)).
+    const F<N> erfc = normal_tail_ratio<N>(c * 1.41421356237309505f) * (e.p * pow2<N>(e.k + 1));
+    return with_sign_of<N>(a < 0.75f ? small : 1.0f - erfc, x);
+  }
+};
+
+struct Gelu {
+  // Beyond |x| = 14.4, gelu(x) rounds to x or -0 (e^(-x^2/2) just above the exp clamp at -104).
+  template <int N>
+  static F<N> eval(F<N> x) {
+    const F<N> a = clamp<N>(from_bits<N>(bits<N>(x) & 0x7fffffffu), 0.0f, 14.4f);
+    // a^2 / 2 exactly as sq_hi + sq_lo: a's 12 high bits square exactly.
+    const F<N> a_hi = from_bits<N>(bits<N>(a) & 0xfffff000u);
+    const F<N> a_lo = a - a_hi;
+    const F<N> sq_hi = (a_hi * a_hi) * 0.5f;
+    const F<N> sq_lo = (a_lo * (a + a_hi)) * 0.5f;
+    // e^(-a^2/2) 2^32: k + 32 stays in [-120, 32], a normal factor, and the tail's product is
+    // rounded once, at the end, where it is subnormal.
+    const ExpReduced<N> e = exp_reduced<N>(-sq_hi, -sq_lo);
+    const F<N> tail = normal_tail_ratio<N>(a) * (e.p * pow2<N>(e.k + 32));  // Q(a) 2^32
+    const F<N> x_tail = (with_sign_of<N>(a, x) * tail) * 0x1p-32f;  // clamped x times Q(a)
+    const F<N> r = x > 0.0f ? x - x_tail : x_tail;
+    // Below -14.4 gelu is -0, and NaN at -inf like the formula (-inf * 0).
+    return x < -14.4f ? x * 0.0f : r;
+  }
+};
+
+struct Pow {
+  template <int N>
+  static F<N> eval(F<N> x, F<N> y) {
+    const float inf = __builtin_inff();
+    const F<N> ax = from_bits<N>(bits<N>(x) & 0x7fffffffu);
+    // ln|x| is only valid for positive finite |x| (the float -> double conversion keeps
+    // subnormals); other lanes get a harmless 1 and their ln below.
+    const auto finite_positive = (ax > 0.0f) & (ax < inf);
+    const D<N> ln_x = log_double<N>(__builtin_convertvector(finite_positive ? ax : splat<N>(1.0f), D<N>));
+    const D<N> ln_special = __builtin_convertvector(ax == 0.0f ? splat<N>(-inf) : ax, D<N>);
+    D<N> t = __builtin_convertvector(y, D<N>) * (__builtin_convertvector(finite_positive, L<N>) != 0 ? ln_x : ln_special);
+    // Beyond +-140 the float result is 0 or +inf anyway; NaN stays NaN.
+    t = t < -140.0 ? splat_d<N>(-140.0) : t;
+    t = t > 140.0 ? splat_d<N>(140.0) : t;
+    F<N> r = __builtin_convertvector(exp_double<N>(t), F<N>);
+    const auto y_integer = Floor::eval<N>(y) == y;
+    // An odd integer is below 2^24 (every float beyond is even), where int32 conversion is exact.
+    const F<N> ay = from_bits<N>(bits<N>(y) & 0x7fffffffu);
+    const I<N> y_as_int = __builtin_convertvector(ay < 0x1p24f ? y : splat<N>(0.0f), I<N>);
+    const auto y_odd = y_integer & ((y_as_int & 1) != 0);
+    r = y_odd ? with_sign_of<N>(r, x) : r;
+    r = ((x < 0.0f) & (x > -inf) & (y_integer == 0)) ? splat<N>(__builtin_nanf("")) : r;
+    r = ((ax == 1.0f) & (ay == inf)) ? splat<N>(1.0f) : r;
+    r = ((x != x) | (y != y)) ? x + y : r;
+    return ((y == 0.0f) | (x == 1.0f)) ? splat<N>(1.0f) : r;
+  }
+};
+
 } // namespace vmath_detail
 
 // |x|: clears the sign bit (NaN payloads kept).
@@ -201,7 +407,7 @@ inline vec<float, N> vabs(vec<float, N> x) {
 // max(x, 0) like relu(): NaN stays NaN, -0 stays -0.
 template <int N>
 inline vec<float, N> vrelu(vec<float, N> x) {
-  return x < 0.0f ? vmath_detail::splat<N>(0.0f) : x;
+  return vmath_detail::in_parts<vmath_detail::Relu, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
 // Correctly rounded (IEEE sqrt): the per-lane builtin becomes one packed sqrt at -O2 and above
@@ -218,33 +424,22 @@ inline vec<float, N> vrsqrt(vec<float, N> x) {
   return 1.0f / vsqrt<N>(x);
 }
 
-// Exact. Truncation through int32 for |x| < 2^23 (larger floats are integers already, and
-// infinities and NaN are returned as they are), one step down where truncation went up; the
-// sign bit of x is kept, which gives -0 for -0 and floor(-0) = -0.
+// Exact; floor(-0) = -0.
 template <int N>
 inline vec<float, N> vfloor(vec<float, N> x) {
-  using namespace vmath_detail;
-  const auto small = vabs<N>(x) < 0x1p23f;
-  const F<N> t = __builtin_convertvector(__builtin_convertvector(small ? x : splat<N>(0.0f), I<N>), F<N>);
-  const F<N> f = t > x ? t - 1.0f : t;
-  return small ? with_sign_of<N>(f, x) : x;
+  return vmath_detail::in_parts<vmath_detail::Floor, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
-// Exact, as vfloor; ceil(-0.5) = -0.
+// Exact; ceil(-0.5) = -0.
 template <int N>
 inline vec<float, N> vceil(vec<float, N> x) {
-  using namespace vmath_detail;
-  const auto small = vabs<N>(x) < 0x1p23f;
-  const F<N> t = __builtin_convertvector(__builtin_convertvector(small ? x : splat<N>(0.0f), I<N>), F<N>);
-  const F<N> c = t < x ? t + 1.0f : t;
-  return small ? with_sign_of<N>(c, x) : x;
+  return vmath_detail::in_parts<vmath_detail::Ceil, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
 // e^x; 0 below about -103.97 (subnormal results above it), +inf above about 88.72.
 template <int N>
 inline vec<float, N> vexp(vec<float, N> x) {
-  // -0 as the correction: x + -0 == x, so the compiler drops the addition.
-  return vmath_detail::exp_parts<N>(x, vmath_detail::splat<N>(-0.0f));
+  return vmath_detail::in_parts<vmath_detail::Exp, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
 // ln(x): x = 2^e m with m in [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^23 first), ln m as
@@ -253,28 +448,7 @@ inline vec<float, N> vexp(vec<float, N> x) {
 // ln(+-0) = -inf, ln(x < 0) = NaN, ln(+inf) = +inf, NaN stays NaN.
 template <int N>
 inline vec<float, N> vlog(vec<float, N> x) {
-  using namespace vmath_detail;
-  const auto subnormal = x < 0x1p-126f;
-  const F<N> xs = subnormal ? x * 0x1p23f : x;
-  const F<N> e_offset = subnormal ? splat<N>(-23.0f) : splat<N>(0.0f);
-  // As in log_double: the offset moves mantissas at or above sqrt(2) into the next binade.
-  const uint32_t sqrt_half = 0x3f3504f3u;
-  const U<N> u = bits<N>(xs) + (0x3f800000u - sqrt_half);
-  const F<N> e = __builtin_convertvector((I<N>)(u >> 23) - 127, F<N>) + e_offset;
-  const F<N> m = from_bits<N>((u & 0x007fffffu) + sqrt_half);
-  const F<N> f = m - 1.0f;
-  const F<N> s = f / (f + 2.0f);
-  const F<N> z = s * s;
-  F<N> r = splat<N>(2.0f / 9.0f);
-  r = r * z + 2.0f / 7.0f;
-  r = r * z + 2.0f / 5.0f;
-  r = r * z + 2.0f / 3.0f;
-  r = r * z;
-  const F<N> log_m = f - s * (f - r);
-  const F<N> y = (log_m + e * -2.12194440054690583e-4f) + e * 0.693359375f;
-  const float inf = __builtin_inff();
-  const F<N> special = x == 0.0f ? splat<N>(-inf) : x < 0.0f ? splat<N>(__builtin_nanf("")) : x;
-  return ((x > 0.0f) & (x < inf)) ? y : special;
+  return vmath_detail::in_parts<vmath_detail::Log, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
 // tanh(x) = sign(x) tanh(|x|): below 0.625 the odd polynomial |x| + |x|^3 P(x^2) (near-minimax,
@@ -282,97 +456,44 @@ inline vec<float, N> vlog(vec<float, N> x) {
 // to infinity) without a special case. tanh(+-0) = +-0, tanh(+-inf) = +-1.
 template <int N>
 inline vec<float, N> vtanh(vec<float, N> x) {
-  using namespace vmath_detail;
-  const F<N> a = vabs<N>(x);
-  const F<N> z = a * a;
-  F<N> p = splat<N>(-5.704990366e-03f);
-  p = p * z + 2.063909061e-02f;
-  p = p * z + -5.373971626e-02f;
-  p = p * z + 1.333144221e-01f;
-  p = p * z + -3.333328194e-01f;
-  const F<N> small = a + a * z * p;
-  const F<N> large = 1.0f - 2.0f / (vexp<N>(a + a) + 1.0f);
-  return with_sign_of<N>(a < 0.625f ? small : large, x);
+  return vmath_detail::in_parts<vmath_detail::Tanh, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
 // 1 / (1 + e^-x) through e^-|x| like the scalar sigmoid(): nothing overflows, and for x < 0 the
 // result is e^x / (1 + e^x), accurate down to the subnormals.
 template <int N>
 inline vec<float, N> vsigmoid(vec<float, N> x) {
-  const vec<float, N> e = vexp<N>(-vabs<N>(x));
-  const vec<float, N> s = 1.0f / (e + 1.0f);
-  return x >= 0.0f ? s : e * s;
+  return vmath_detail::in_parts<vmath_detail::Sigmoid, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
-// erf(x) = sign(x) erf(|x|): below 0.75 |x| P(x^2), above it 1 - erfc(|x|) from erfc_tail with
-// |x| clamped to 4, where erf rounds to 1 already. erf(+-0) = +-0, erf(+-inf) = +-1.
+// erf(x) = sign(x) erf(|x|): below 0.75 |x| P(x^2), above it 1 - erfc(|x|), erfc(z) =
+// 2 Q(z sqrt(2)) through the normal tail ratio R: 2 R(z sqrt(2)) e^(-z^2), with |x| clamped to
+// 4, where erf rounds to 1 already. erf(+-0) = +-0, erf(+-inf) = +-1.
 template <int N>
 inline vec<float, N> verf(vec<float, N> x) {
-  using namespace vmath_detail;
-  const F<N> a = vabs<N>(x);
-  const F<N> z2 = a * a;
-  const F<N> small = a * erf_small_over_z<N>(z2);
-  // Only absolute accuracy matters in 1 - erfc: z^2 needs no exact split.
-  const F<N> c = clamp<N>(a, 0.0f, 4.0f);
-  const F<N> large = 1.0f - erfc_tail<N>(c, c * c, splat<N>(0.0f));
-  return with_sign_of<N>(a < 0.75f ? small : large, x);
+  return vmath_detail::in_parts<vmath_detail::Erf, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
-// The exact GELU, x (1 + erf(x / sqrt(2))) / 2. With z = x / sqrt(2): for |z| < 0.75 as
-// x/2 (1 + z P(z^2)); beyond it x - x/2 erfc(z) for x > 0 and x/2 erfc(-z) for x < 0, which
-// keeps relative accuracy in the negative tail where 1 + erf(z) would cancel. There z^2 = x^2/2
-// is formed exactly: x split into 12 high bits (whose square is exact) and the rest. x is clamped
-// to +-15 inside erfc, beyond which gelu(x) is x or -0. gelu(+inf) = +inf and gelu(-inf) = NaN
-// (as the formula, the scalar gelu() and the interpreter evaluate it: -inf * 0).
+// The exact GELU, x Phi(x) with Phi the standard normal distribution function: one formula for
+// every x, through the upper tail Q(a) = R(a) e^(-a^2/2) at a = |x| (R the rational fit above):
+// x - x Q(x) for x > 0 and x Q(-x) otherwise, so the negative tail keeps its relative accuracy
+// (no 1 + erf cancels) down to the subnormals. a^2/2 is formed exactly and the exponential
+// computed 2^32 higher for that. gelu(+inf) = +inf and gelu(-inf) = NaN (as the formula, the
+// scalar gelu() and the interpreter evaluate it: -inf * 0), below -14.4 -0.
 template <int N>
 inline vec<float, N> vgelu(vec<float, N> x) {
-  using namespace vmath_detail;
-  const F<N> half_x = x * 0.5f;
-  const F<N> z = x * 0.70710678118654752f;
-  const F<N> small = half_x * (1.0f + z * erf_small_over_z<N>(z * z));
-  const F<N> xc = clamp<N>(x, -15.0f, 15.0f);
-  const F<N> x_hi = from_bits<N>(bits<N>(xc) & 0xfffff000u);
-  const F<N> x_lo = xc - x_hi;
-  const F<N> sq_hi = (x_hi * x_hi) * 0.5f;
-  const F<N> sq_lo = (x_lo * (xc + x_hi)) * 0.5f;
-  // erfc 2^24: near x = -13 the result is normal but e^(-x^2/2) is not; one rounding at the end.
-  const F<N> erfc = erfc_tail<N>(vabs<N>(xc) * 0.70710678118654752f, sq_hi, sq_lo, 24);
-  // Below -15 gelu is -0, and NaN at -inf like the formula (-inf * 0).
-  const F<N> negative = x < -15.0f ? half_x * 0.0f : (half_x * erfc) * 0x1p-24f;
-  const F<N> large = x > 0.0f ? x - ((xc * 0.5f) * erfc) * 0x1p-24f : negative;
-  return vabs<N>(z) < 0.75f ? small : large;
+  return vmath_detail::in_parts<vmath_detail::Gelu, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
 // x^y with IEEE pow's special cases (pow(x, +-0) = 1 and pow(1, y) = 1 even for NaN, negative x
 // only with integer y, signed zeros and infinities by the parity of y). The magnitude is
 // e^(y ln|x|) computed in double (ln and exp above, each to about 1e-15), so y ln|x| keeps
 // enough bits for any exponent and the result is rounded once to float: within 0.5 ulp and a
-// hair, subnormal and overflowing results included.
+// hair, subnormal and overflowing results included. Computed in parts of half the native float
+// width, the lanes of a native double vector.
 template <int N>
 inline vec<float, N> vpow(vec<float, N> x, vec<float, N> y) {
-  using namespace vmath_detail;
-  const float inf = __builtin_inff();
-  const F<N> ax = vabs<N>(x);
-  // ln|x| is only valid for positive finite |x| (the float -> double conversion keeps
-  // subnormals); other lanes get a harmless 1 and their ln below.
-  const auto finite_positive = (ax > 0.0f) & (ax < inf);
-  const D<N> ln_x = log_double<N>(__builtin_convertvector(finite_positive ? ax : splat<N>(1.0f), D<N>));
-  const D<N> ln_special = __builtin_convertvector(ax == 0.0f ? splat<N>(-inf) : ax, D<N>);
-  D<N> t = __builtin_convertvector(y, D<N>) * (__builtin_convertvector(finite_positive, L<N>) != 0 ? ln_x : ln_special);
-  // Beyond +-140 the float result is 0 or +inf anyway; NaN stays NaN.
-  t = t < -140.0 ? splat_d<N>(-140.0) : t;
-  t = t > 140.0 ? splat_d<N>(140.0) : t;
-  F<N> r = __builtin_convertvector(exp_double<N>(t), F<N>);
-  const F<N> y_int_part = vfloor<N>(y);
-  const auto y_integer = y_int_part == y;
-  // An odd integer is below 2^24 (every float beyond is even), where int32 conversion is exact.
-  const I<N> y_as_int = __builtin_convertvector(vabs<N>(y) < 0x1p24f ? y : splat<N>(0.0f), I<N>);
-  const auto y_odd = y_integer & ((y_as_int & 1) != 0);
-  r = y_odd ? with_sign_of<N>(r, x) : r;
-  r = ((x < 0.0f) & (x > -inf) & (y_integer == 0)) ? splat<N>(__builtin_nanf("")) : r;
-  r = ((ax == 1.0f) & (vabs<N>(y) == inf)) ? splat<N>(1.0f) : r;
-  r = ((x != x) | (y != y)) ? x + y : r;
-  return ((y == 0.0f) | (x == 1.0f)) ? splat<N>(1.0f) : r;
+  return vmath_detail::in_parts<vmath_detail::Pow, vmath_detail::kNativeFloatLanes / 2, N>(x, y);
 }
 
 } // namespace ansor_rt
