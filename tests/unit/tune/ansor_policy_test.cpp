@@ -103,17 +103,5 @@ TEST_F(AnsorPolicyTest, EpsilonGreedyDrawsItsShareAtRandom) {
   EXPECT_GT(scorer->scored, 0);
 }
 
-TEST_F(AnsorPolicyTest, RunsOutOfASmallSpace) {
-  auto dag = test::dag_of(test::parse("kernel add1 { X = input i32[3]\n Y[i:3] = X[i] + 1 }"), "add1");
-  auto policy = make_search_policy("ansor", {"add1", dag, SamplerContext{}, 0});
-  std::set<std::string> seen;
-  for (int round = 0; round < 20; ++round) {
-    std::vector<State> proposed = policy->propose(8);
-    for (const State& s : proposed) EXPECT_TRUE(seen.insert(s.signature()).second);
-    if (proposed.empty()) break;
-  }
-  EXPECT_TRUE(policy->propose(8).empty()) << seen.size() << " schedules and still more";
-}
-
 }  // namespace
 }  // namespace ansor

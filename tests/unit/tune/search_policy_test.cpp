@@ -66,16 +66,19 @@ TEST_F(PolicyTest, RandomNeverProposesWhatUpdateReported) {
   for (const State& s : proposed) EXPECT_EQ(known_signatures.count(s.signature()), 0u) << describe_steps(s);
 }
 
-TEST_F(PolicyTest, RandomRunsOutOfASmallSpace) {
+TEST_F(PolicyTest, EveryPolicyRunsOutOfASmallSpace) {
   auto dag = test::dag_of(test::parse("kernel add1 { X = input i32[3]\n Y[i:3] = X[i] + 1 }"), "add1");
-  auto policy = make_search_policy("random", {"add1", dag, SamplerContext{}, 0});
-  std::set<std::string> seen;
-  for (int round = 0; round < 20; ++round) {
-    std::vector<State> proposed = policy->propose(8);
-    for (const State& s : proposed) EXPECT_TRUE(seen.insert(s.signature()).second);
-    if (proposed.empty()) break;
+  for (const char* name : {"random", "ansor", "ansor-no-crossover"}) {
+    SCOPED_TRACE(name);
+    auto policy = make_search_policy(name, {"add1", dag, SamplerContext{}, 0});
+    std::set<std::string> seen;
+    for (int round = 0; round < 20; ++round) {
+      std::vector<State> proposed = policy->propose(8);
+      for (const State& s : proposed) EXPECT_TRUE(seen.insert(s.signature()).second);
+      if (proposed.empty()) break;
+    }
+    EXPECT_TRUE(policy->propose(8).empty()) << seen.size() << " schedules and still more";
   }
-  EXPECT_TRUE(policy->propose(8).empty()) << seen.size() << " schedules and still more";
 }
 
 }  // namespace
