@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "records/record_filter.h"
+#include "sampler/default_schedule.h"
 #include "tune/learned_scorer.h"
 
 namespace ansor {
@@ -30,6 +31,7 @@ TuningTask::TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCac
   SearchTask task{kernel.name, dag_, SamplerContext::for_target(measurer.target()), options_.seed,
                   scorer ? std::move(scorer) : learned_scorer_source(cache, measurer.target().to_string(), options_.seed)};
   policy_ = make_search_policy(options_.policy, task);
+  default_schedule_ = default_schedule(dag_, task.sampler);
   load_known(cache);
 }
 
@@ -44,7 +46,10 @@ void TuningTask::load_known(const TuningCache& cache) {
     RecordCheck check = check_record(r, scope);
     if (check.usable()) consider_best(r);
     // Failed schedules were tried too: the policy must not propose them again.
-    if (check.state) known.push_back({std::move(*check.state), std::move(r)});
+    if (check.state) {
+      if (default_schedule_ && check.state->signature() == default_schedule_->signature()) default_schedule_.reset();
+      known.push_back({std::move(*check.state), std::move(r)});
+    }
   }
   if (!known.empty()) policy_->update(known);
 }
@@ -52,9 +57,19 @@ void TuningTask::load_known(const TuningCache& cache) {
 int TuningTask::run_round(int n, std::ostream& progress) {
   int wanted = std::min(n, trials_left());
   if (wanted <= 0) return 0;
+  // The default schedule (what the kernel gets without a record) is measured first, once: a
+  // search that has not found better yet never leaves the kernel slower than no tuning at all.
+  int from_policy = wanted - (default_schedule_ ? 1 : 0);
   auto search_start = std::chrono::steady_clock::now();
-  std::vector<State> proposed = policy_->propose(wanted);
+  std::vector<State> proposed = from_policy > 0 ? policy_->propose(from_policy) : std::vector<State>{};
   double search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
+  if (default_schedule_) {
+    const std::string signature = default_schedule_->signature();
+    proposed.erase(std::remove_if(proposed.begin(), proposed.end(), [&](const State& s) { return s.signature() == signature; }),
+                   proposed.end());
+    proposed.insert(proposed.begin(), std::move(*default_schedule_));
+    default_schedule_.reset();
+  }
   if (proposed.size() > static_cast<size_t>(wanted)) proposed.erase(proposed.begin() + wanted, proposed.end());
   if (proposed.empty()) {
     fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", kernel_.name, summary_.measured);

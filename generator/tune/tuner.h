@@ -68,6 +68,7 @@ class TuningTask {
   std::unique_ptr<SearchPolicy> policy_;
   TuneSummary summary_;
   int rounds_ = 0;
+  std::optional<State> default_schedule_;  // until it is measured (or found in the cache)
 };
 
 // Rounds of options.batch_size until options.trials are measured or the policy runs out of new

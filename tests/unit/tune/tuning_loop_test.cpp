@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "measure/host_target.h"
+#include "sampler/default_schedule.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 #include "tune/search_policy.h"
@@ -97,13 +98,18 @@ TEST_F(TuningLoopTest, ProposeMeasureUpdatePerRound) {
   std::ostringstream progress;
   TuneSummary summary = tune(4, 2, progress);
   PolicyLog& log = scripted_log();
-  EXPECT_EQ(log.calls, (std::vector<std::string>{"propose 2", "update 2", "propose 2", "update 2"}));
+  // The default schedule takes the first trial; the policy proposes the rest.
+  EXPECT_EQ(log.calls, (std::vector<std::string>{"propose 1", "update 2", "propose 2", "update 2"}));
   EXPECT_EQ(summary.measured, 4);
   ASSERT_TRUE(summary.best.has_value());
   ASSERT_EQ(log.updates.size(), 4u);
+  auto dag = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);
+  EXPECT_EQ(log.updates[0].state.signature(), default_schedule(dag, SamplerContext::for_target(measurer_->target())).signature());
   for (size_t i = 0; i < log.updates.size(); ++i) {
     const MeasuredCandidate& m = log.updates[i];
-    EXPECT_EQ(m.state.signature(), log.proposals[i].signature());
+    if (i > 0) {
+      EXPECT_EQ(m.state.signature(), log.proposals[i - 1].signature());
+    }
     EXPECT_TRUE(m.record.ok()) << m.record.error_message;
     EXPECT_EQ(replay(std::make_shared<const ComputeDAG>(program_.kernels[0].dag), m.record.steps).signature(), m.state.signature());
   }
@@ -121,7 +127,8 @@ TEST_F(TuningLoopTest, TheCachesRecordsReachThePolicyFirstAndAnEmptyProposalEnds
   scripted_log() = {};
   TuneSummary summary = tune(6, 2, second);
   PolicyLog& log = scripted_log();
-  // The two records of the first run, then rounds until the script runs out after four.
+  // The two records of the first run (the default schedule among them: not measured again),
+  // then rounds until the script runs out after four.
   EXPECT_EQ(log.calls, (std::vector<std::string>{"update 2", "propose 2", "update 2", "propose 2", "update 2", "propose 2"}));
   EXPECT_EQ(summary.measured, 4);
   ASSERT_TRUE(summary.best.has_value());
