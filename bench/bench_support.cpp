@@ -81,6 +81,35 @@ LoadedKernel::~LoadedKernel() {
   if (handle_) ::dlclose(handle_);
 }
 
+int64_t elements(const ansor_tensor_info& t) {
+  int64_t n = 1;
+  for (int i = 0; i < t.rank; ++i) n *= t.shape[i];
+  return n;
+}
+
+KernelArguments::KernelArguments(const ansor_kernel_info& kernel) : plain(kernel.num_args), packed(kernel.num_args) {
+  for (int i = 0; i < kernel.num_args; ++i) {
+    const ansor_tensor_info& t = kernel.args[i];
+    if (t.dtype != ANSOR_DTYPE_F32) throw std::runtime_error(fmt::format("argument {} is not f32", t.name));
+    plain[i] = t.is_output ? std::vector<float>(elements(t)) : random_floats(elements(t), 100 + i);
+    void* packed_ptr = plain[i].data();
+    if (t.is_const) {
+      has_const = true;
+      packed[i].resize(kernel.packed_elements(i));
+      kernel.pack(i, plain[i].data(), packed[i].data());
+      packed_ptr = packed[i].data();
+    }
+    plain_ptrs.push_back(plain[i].data());
+    packed_ptrs.push_back(packed_ptr);
+  }
+}
+
+std::vector<const float*> KernelArguments::inputs() const {
+  std::vector<const float*> in;
+  for (size_t i = 0; i + 1 < plain.size(); ++i) in.push_back(plain[i].data());
+  return in;
+}
+
 double gflops(double flops, double seconds) { return flops / seconds / 1e9; }
 
 }  // namespace ansor::bench

@@ -74,6 +74,22 @@ class LoadedKernel {
   const ansor_kernel_info* info_ = nullptr;
 };
 
+// Elements of a tensor argument.
+int64_t elements(const ansor_tensor_info& t);
+
+// A kernel's f32 arguments: random inputs, an output buffer, and the const inputs packed once by
+// the kernel's schedule, as a deployment packs its weights.
+struct KernelArguments {
+  std::vector<std::vector<float>> plain, packed;
+  std::vector<void*> plain_ptrs, packed_ptrs;
+  bool has_const = false;
+
+  explicit KernelArguments(const ansor_kernel_info& kernel);
+  // The inputs in argument order, unpacked (what a vendor library is given).
+  std::vector<const float*> inputs() const;
+  std::vector<float>& output() { return plain.back(); }
+};
+
 // "12.3" GFLOP/s of `flops` done in `seconds`.
 double gflops(double flops, double seconds);
 

@@ -159,48 +159,12 @@ std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std:
   return ops;
 }
 
-int64_t elements(const ansor_tensor_info& t) {
-  int64_t n = 1;
-  for (int i = 0; i < t.rank; ++i) n *= t.shape[i];
-  return n;
-}
-
 // Bytes of every argument once.
 double argument_bytes(const ansor_kernel_info& k) {
   double bytes = 0;
-  for (int i = 0; i < k.num_args; ++i) bytes += 4.0 * static_cast<double>(elements(k.args[i]));
+  for (int i = 0; i < k.num_args; ++i) bytes += 4.0 * static_cast<double>(bench::elements(k.args[i]));
   return bytes;
 }
-
-// A kernel's arguments: random inputs, and its const inputs packed once by the tuned schedule.
-struct Arguments {
-  std::vector<std::vector<float>> plain, packed;
-  std::vector<void*> plain_ptrs, packed_ptrs;
-  bool has_const = false;
-
-  explicit Arguments(const ansor_kernel_info& tuned) : plain(tuned.num_args), packed(tuned.num_args) {
-    for (int i = 0; i < tuned.num_args; ++i) {
-      const ansor_tensor_info& t = tuned.args[i];
-      if (t.dtype != ANSOR_DTYPE_F32) throw std::runtime_error(fmt::format("argument {} is not f32", t.name));
-      plain[i] = t.is_output ? std::vector<float>(elements(t)) : bench::random_floats(elements(t), 100 + i);
-      void* packed_ptr = plain[i].data();
-      if (t.is_const) {
-        has_const = true;
-        packed[i].resize(tuned.packed_elements(i));
-        tuned.pack(i, plain[i].data(), packed[i].data());
-        packed_ptr = packed[i].data();
-      }
-      plain_ptrs.push_back(plain[i].data());
-      packed_ptrs.push_back(packed_ptr);
-    }
-  }
-  std::vector<const float*> inputs() const {
-    std::vector<const float*> in;
-    for (size_t i = 0; i + 1 < plain.size(); ++i) in.push_back(plain[i].data());
-    return in;
-  }
-  std::vector<float>& output() { return plain.back(); }
-};
 
 // The kernel tuned until the cache holds options.trials of its schedules (records of an earlier
 // run count, so a larger budget continues a smaller one), and the best of them replayed.
@@ -363,7 +327,7 @@ int main(int argc, char** argv) {
   bool all_agree = true;
   for (size_t i = 0; i < ops.size(); ++i) {
     const ansor_kernel_info &tuned = built[i].tuned->info(), &naive = built[i].naive->info();
-    Arguments args(tuned);
+    bench::KernelArguments args(tuned);
     Row row;
     row.op = ops[i].name;
     row.shape = ops[i].shape;

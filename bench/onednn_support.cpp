@@ -44,6 +44,19 @@ memory reordered_weights(OneDnn& d, const memory::desc& plain, const memory::des
 dnnl::primitive_attr gelu_epilogue() { return eltwise_epilogue(dnnl::algorithm::eltwise_gelu_erf); }
 dnnl::primitive_attr relu_epilogue() { return eltwise_epilogue(dnnl::algorithm::eltwise_relu); }
 
+OneDnnTimer onednn_matmul(OneDnn& d, int64_t m, int64_t k, int64_t n) {
+  return [&d, m, k, n](const std::vector<const float*>& in, float* out) {
+    using dnnl::matmul;
+    memory::desc src = plain_desc({m, k}), dst = plain_desc({m, n});
+    memory::desc weights_any({k, n}, memory::data_type::f32, memory::format_tag::any);
+    matmul::primitive_desc pd(matmul::desc(src, weights_any, dst), d.engine);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(d, src, in[0])},
+                                            {DNNL_ARG_WEIGHTS, reordered_weights(d, plain_desc({k, n}), pd.weights_desc(), in[1])},
+                                            {DNNL_ARG_DST, wrap(d, dst, out)}};
+    return time_primitive(d, matmul(pd), args);
+  };
+}
+
 OneDnnTimer onednn_dense(OneDnn& d, int64_t m, int64_t k, int64_t n, bool bias_gelu) {
   return [&d, m, k, n, bias_gelu](const std::vector<const float*>& in, float* out) {
     using dnnl::inner_product_forward;

@@ -34,6 +34,10 @@ double time_primitive(OneDnn& d, const dnnl::primitive& p, const std::unordered_
 dnnl::primitive_attr gelu_epilogue();
 dnnl::primitive_attr relu_epilogue();
 
+// A [M, K] · B [K, N] as oneDNN's matmul; B is const and reordered once, outside the timing, into
+// the layout oneDNN picks, as ours are packed once.
+OneDnnTimer onednn_matmul(OneDnn& d, int64_t m, int64_t k, int64_t n);
+
 // dense(X, W) with W [N, K] is oneDNN's inner product, with bias b [N] and a gelu epilogue when
 // bias_gelu. The weights are reordered into the layout oneDNN picks once, outside the timing,
 // as ours are packed once.

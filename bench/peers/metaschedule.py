@@ -3,71 +3,94 @@
 
 Not a dependency of ansor: run it from the virtual environment that install-tvm.sh makes,
 on the same machine and in the same session as bench_search, so that both searches meet the
-same load. For each kernel and trial budget: MetaSchedule tunes from an empty work directory,
-and the script prints the best time its own runner measured, its GFLOP/s and the wall seconds.
+same load. For each kernel, MetaSchedule tunes once from an empty work directory for the largest
+budget; for each budget, the best of the first N trials (in the order its database committed
+them) is taken, built again and timed in this process by TVM's time evaluator (median of single
+calls adding up to 0.5 s), as bench_search times ours. Prints and writes (--csv) GFLOP/s, the
+best time MetaSchedule's own runner measured, and the wall seconds of the whole search.
 
     bench/peers/metaschedule.py [--kernel NAME]... [--trials 128,1000] [--csv FILE]
+
+Kernels: those of bench_support.h's kPaperKernels and bench/search_other_shapes.def.
 """
 import argparse
+import json
 import math
 import os
 import shutil
 import tempfile
+import threading
 import time
 
+import numpy as np
 import tvm
 from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
 
-def matmul():
-    a = te.placeholder((1024, 1024), "float32", name="A")
-    b = te.placeholder((1024, 1024), "float32", name="B")
-    k = te.reduce_axis((0, 1024), name="k")
-    c = te.compute((1024, 1024), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
-    return te.create_prim_func([a, b, c]), 2.0 * 1024**3
+def prim_func(tensors):
+    # The function and its arguments' shapes, for timing it on random inputs.
+    return te.create_prim_func(tensors), [[int(d) for d in t.shape] for t in tensors]
 
 
-def conv2d_nhwc_bias_relu():
-    # X [1, 28, 28, 128], W [3, 3, 128, 128] (R, S, C, K), stride 1, pad 1, then bias and relu.
-    x = te.placeholder((1, 28, 28, 128), "float32", name="X")
-    w = te.placeholder((3, 3, 128, 128), "float32", name="W")
-    bias = te.placeholder((128,), "float32", name="b")
+def matmul(m, k, n):
+    a = te.placeholder((m, k), "float32", name="A")
+    b = te.placeholder((k, n), "float32", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
+    return prim_func([a, b, c]), 2.0 * m * n * k
+
+
+def conv2d_nhwc_bias_relu(size, channels, filters):
+    # X [1, H, W, C], W [3, 3, C, K] (R, S, C, K), stride 1, pad 1, then bias and relu.
+    x = te.placeholder((1, size, size, channels), "float32", name="X")
+    w = te.placeholder((3, 3, channels, filters), "float32", name="W")
+    bias = te.placeholder((filters,), "float32", name="b")
     padded = te.compute(
-        (1, 30, 30, 128),
+        (1, size + 2, size + 2, channels),
         lambda n, h, v, c: te.if_then_else(
-            te.all(h >= 1, h < 29, v >= 1, v < 29), x[n, h - 1, v - 1, c], tvm.tirx.const(0.0, "float32")
+            te.all(h >= 1, h < size + 1, v >= 1, v < size + 1), x[n, h - 1, v - 1, c], tvm.tirx.const(0.0, "float32")
         ),
         name="Xpad",
     )
     r = te.reduce_axis((0, 3), name="r")
     s = te.reduce_axis((0, 3), name="s")
-    c = te.reduce_axis((0, 128), name="c")
+    c = te.reduce_axis((0, channels), name="c")
     conv = te.compute(
-        (1, 28, 28, 128),
+        (1, size, size, filters),
         lambda n, h, v, k: te.sum(padded[n, h + r, v + s, c] * w[r, s, c, k], axis=[r, s, c]),
         name="Conv",
     )
-    y = te.compute((1, 28, 28, 128), lambda n, h, v, k: te.max(conv[n, h, v, k] + bias[k], tvm.tirx.const(0.0, "float32")), name="Y")
-    return te.create_prim_func([x, w, bias, y]), 2.0 * 28 * 28 * 128 * 128 * 9
+    y = te.compute(
+        (1, size, size, filters), lambda n, h, v, k: te.max(conv[n, h, v, k] + bias[k], tvm.tirx.const(0.0, "float32")), name="Y"
+    )
+    return prim_func([x, w, bias, y]), 2.0 * size * size * channels * filters * 9
 
 
-def dense_bias_gelu():
-    # X [128, 768], W [3072, 768]: Y = gelu(X·Wᵀ + b), the exact (erf) gelu.
-    x = te.placeholder((128, 768), "float32", name="X")
-    w = te.placeholder((3072, 768), "float32", name="W")
-    bias = te.placeholder((3072,), "float32", name="b")
-    k = te.reduce_axis((0, 768), name="k")
-    dense = te.compute((128, 3072), lambda i, j: te.sum(x[i, k] * w[j, k], axis=k), name="D")
+def dense_bias_gelu(m, k, n):
+    # X [M, K], W [N, K]: Y = gelu(X·Wᵀ + b), the exact (erf) gelu.
+    x = te.placeholder((m, k), "float32", name="X")
+    w = te.placeholder((n, k), "float32", name="W")
+    bias = te.placeholder((n,), "float32", name="b")
+    r = te.reduce_axis((0, k), name="k")
+    dense = te.compute((m, n), lambda i, j: te.sum(x[i, r] * w[j, r], axis=r), name="D")
 
     def gelu(v):
         return 0.5 * v * (1.0 + te.erf(v * (1.0 / math.sqrt(2.0))))
 
-    y = te.compute((128, 3072), lambda i, j: gelu(dense[i, j] + bias[j]), name="Y")
-    return te.create_prim_func([x, w, bias, y]), 2.0 * 128 * 768 * 3072
+    y = te.compute((m, n), lambda i, j: gelu(dense[i, j] + bias[j]), name="Y")
+    return prim_func([x, w, bias, y]), 2.0 * m * k * n
 
 
-KERNELS = {"matmul": matmul, "conv2d_nhwc_bias_relu": conv2d_nhwc_bias_relu, "dense_bias_gelu": dense_bias_gelu}
+KERNELS = {
+    "matmul": lambda: matmul(1024, 1024, 1024),
+    "conv2d_nhwc_bias_relu": lambda: conv2d_nhwc_bias_relu(28, 128, 128),
+    "dense_bias_gelu": lambda: dense_bias_gelu(128, 768, 3072),
+    "matmul_512": lambda: matmul(512, 512, 512),
+    "conv2d_nhwc_bias_relu_56x64": lambda: conv2d_nhwc_bias_relu(56, 64, 64),
+    "dense_bias_gelu_128x1024x4096": lambda: dense_bias_gelu(128, 1024, 4096),
+}
+DEFAULT_KERNELS = ["matmul", "conv2d_nhwc_bias_relu", "dense_bias_gelu"]
 
 
 def host_target(cores):
@@ -76,23 +99,80 @@ def host_target(cores):
     return tvm.target.Target({"kind": "llvm", "mcpu": mcpu, "num-cores": cores})
 
 
-def tune(name, trials, target, cores):
-    func, flops = KERNELS[name]()
+def records_in_commit_order(work_dir):
+    # The JSON database appends each record as it is committed; its in-memory view is sorted by
+    # time, so the file is read for the order of the trials.
+    with open(os.path.join(work_dir, "database_workload.json")) as f:
+        workloads = [ms.database.Workload.from_json(json.loads(line)) for line in f if line.strip()]
+    records = []
+    with open(os.path.join(work_dir, "database_tuning_record.json")) as f:
+        for line in f:
+            if line.strip():
+                index, record = json.loads(line)
+                records.append(ms.database.TuningRecord.from_json(record, workloads[index]))
+    return records
+
+
+def mean_run_seconds(record):
+    secs = [float(t) for t in record.run_secs] if record.run_secs is not None else []
+    return sum(secs) / len(secs) if secs and all(math.isfinite(t) and t < 1e9 for t in secs) else math.inf
+
+
+def time_record(record, target, shapes):
+    # The record's schedule built again and timed by TVM's evaluator: single calls (number=1),
+    # repeated until they add up to 0.5 s and at least 5, the median kept.
+    sch = tvm.s_tir.Schedule(record.workload.mod)
+    record.trace.apply_to_schedule(sch, remove_postproc=False)
+    lib = tvm.compile(sch.mod, target=target).jit()
+    dev = tvm.cpu()
+    rng = np.random.default_rng(1)
+    args = [tvm.runtime.tensor(rng.uniform(-1, 1, size=shape).astype("float32"), dev) for shape in shapes]
+    once = lib.time_evaluator("main", dev, number=1, repeat=1)(*args).mean
+    repeat = max(5, int(0.5 / max(once, 1e-6)))
+    return float(np.median(lib.time_evaluator("main", dev, number=1, repeat=repeat)(*args).results))
+
+
+def tune(name, budgets, target, cores):
+    (func, shapes), flops = KERNELS[name]()
     work_dir = tempfile.mkdtemp(prefix=f"metaschedule-{name}-")
     start = time.monotonic()
-    database = ms.tune_tir(
+    reached = {}  # budget: wall seconds when the database first held that many records
+    done = threading.Event()
+
+    def watch():
+        path = os.path.join(work_dir, "database_tuning_record.json")
+        while not done.wait(0.5):
+            count = sum(1 for _ in open(path)) if os.path.exists(path) else 0
+            for budget in budgets:
+                if count >= budget and budget not in reached:
+                    reached[budget] = time.monotonic() - start
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    ms.tune_tir(
         mod=func,
         target=target,
         work_dir=work_dir,
-        max_trials_global=trials,
+        max_trials_global=max(budgets),
         num_trials_per_iter=64,
         num_tuning_cores=cores,
     )
     wall = time.monotonic() - start
-    record = database.query_tuning_record(ms.tir_integration._normalize_mod(func), target, workload_name="main")
-    best = min(float(t) for t in record.run_secs) if record is not None else math.inf
+    done.set()
+    watcher.join()
+    records = records_in_commit_order(work_dir)
+    rows = []
+    for budget in budgets:
+        first = records[:budget]
+        at = reached.get(budget, wall)
+        best = min(first, key=mean_run_seconds, default=None)
+        if best is None or not math.isfinite(mean_run_seconds(best)):
+            rows.append((name, budget, len(first), at, math.nan, math.nan))
+            continue
+        seconds = time_record(best, target, shapes)
+        rows.append((name, budget, len(first), at, flops / seconds / 1e9, flops / mean_run_seconds(best) / 1e9))
     shutil.rmtree(work_dir, ignore_errors=True)
-    return best, flops, wall
+    return rows
 
 
 def main():
@@ -102,23 +182,22 @@ def main():
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--csv")
     args = parser.parse_args()
-    kernels = args.kernel or list(KERNELS)
-    budgets = [int(t) for t in args.trials.split(",")]
+    kernels = args.kernel or DEFAULT_KERNELS
+    budgets = sorted(int(t) for t in args.trials.split(","))
     target = host_target(args.cores)
     print(f"MetaSchedule (TVM {tvm.__version__}) on {target}")
     rows = []
     for name in kernels:
-        for trials in budgets:
-            seconds, flops, wall = tune(name, trials, target, args.cores)
-            rows.append((name, trials, wall, flops / seconds / 1e9))
-    print(f"\n{'kernel':<22} {'trials':>6} {'wall s':>8} {'GFLOP/s':>9}")
-    for name, trials, wall, gflops in rows:
-        print(f"{name:<22} {trials:>6} {wall:>8.0f} {gflops:>9.1f}")
+        rows += tune(name, budgets, target, args.cores)
+    header = f"\n{'kernel':<30} {'trials':>6} {'records':>7} {'wall s':>8} {'GFLOP/s':>9} {'its runner':>10}"
+    print(header)
+    for name, trials, count, wall, gflops, runner in rows:
+        print(f"{name:<30} {trials:>6} {count:>7} {wall:>8.0f} {gflops:>9.1f} {runner:>10.1f}")
     if args.csv:
         with open(args.csv, "w") as out:
-            out.write("kernel,trials,wall_seconds,best_gflops\n")
-            for name, trials, wall, gflops in rows:
-                out.write(f"{name},{trials},{wall:.1f},{gflops:.2f}\n")
+            out.write("kernel,trials,records,wall_seconds,best_gflops,runner_gflops\n")
+            for name, trials, count, wall, gflops, runner in rows:
+                out.write(f"{name},{trials},{count},{wall:.1f},{gflops:.2f},{runner:.2f}\n")
 
 
 if __name__ == "__main__":
