@@ -101,7 +101,22 @@ struct AstKernel {
   size_t begin_offset = 0, end_offset = 0;  // the kernel's text in the file
 };
 
-using AstItem = std::variant<AstLet, AstKernel>;
+// One line of a network: a kernel and how often it runs per inference of the network.
+struct AstNetworkMember {
+  std::string kernel;
+  SourceLoc loc;
+  double count = 1;
+  SourceLoc count_loc;
+};
+
+struct AstNetwork {
+  std::string name;
+  SourceLoc loc;
+  std::vector<AstAttr> attrs;
+  std::vector<AstNetworkMember> members;
+};
+
+using AstItem = std::variant<AstLet, AstKernel, AstNetwork>;
 
 struct AstFile {
   std::shared_ptr<const SourceFile> source;

@@ -21,8 +21,10 @@ class Parser {
         out.items.emplace_back(parse_let());
       } else if (at_keyword("kernel")) {
         out.items.emplace_back(parse_kernel());
+      } else if (at_keyword("network")) {
+        out.items.emplace_back(parse_network());
       } else {
-        fail(cur(), fmt::format("expected 'kernel' or 'let', found {}", describe(cur())));
+        fail(cur(), fmt::format("expected 'kernel', 'network' or 'let', found {}", describe(cur())));
       }
     }
     return out;
@@ -80,6 +82,38 @@ class Parser {
     k.close_loc = close.loc;
     k.end_offset = close.offset + 1;
     return k;
+  }
+
+  // network NAME [(attrs)] { KERNEL [* COUNT] [,] ... }
+  AstNetwork parse_network() {
+    take();  // network
+    AstNetwork n;
+    Token name = expect(Tok::Ident, "after 'network'");
+    n.name = name.text;
+    n.loc = name.loc;
+    if (accept(Tok::LParen)) {
+      do {
+        n.attrs.push_back(parse_attr());
+      } while (accept(Tok::Comma));
+      expect(Tok::RParen, "to close the attribute list");
+    }
+    expect(Tok::LBrace, fmt::format("to open the body of network '{}'", n.name).c_str());
+    while (!at(Tok::RBrace)) {
+      if (at(Tok::End)) fail(cur(), fmt::format("expected '}}' to close network '{}', found end of file", n.name));
+      Token kernel = expect(Tok::Ident, fmt::format("(a kernel name) in network '{}'", n.name).c_str());
+      AstNetworkMember m{kernel.text, kernel.loc, 1, kernel.loc};
+      if (accept(Tok::Star)) {
+        m.count_loc = cur().loc;
+        Token count = take();
+        if (count.kind != Tok::Int && count.kind != Tok::Float)
+          fail(count, fmt::format("expected how often '{}' runs (a number) after '*', found {}", m.kernel, describe(count)));
+        m.count = count.float_value;
+      }
+      n.members.push_back(m);
+      accept(Tok::Comma);
+    }
+    take();  // }
+    return n;
   }
 
   AstAttr parse_attr() {

@@ -27,9 +27,26 @@ struct Kernel {
   std::string fragment;
 };
 
+// A named group of kernels that run together (a model's layers), for the task scheduler's
+// objectives: each kernel with how often it runs per inference, and the network's latency
+// requirement (objective f2) and reference latency (f3) when given.
+struct NetworkMember {
+  std::string kernel;
+  double count = 1;
+};
+
+struct Network {
+  std::string name;
+  SourceLoc loc;
+  std::vector<NetworkMember> members;
+  std::optional<double> latency_ms;
+  std::optional<double> reference_ms;
+};
+
 struct Program {
   std::shared_ptr<const SourceFile> source;
   std::vector<Kernel> kernels;
+  std::vector<Network> networks;
 
   const Kernel* find(const std::string& name) const;
 };

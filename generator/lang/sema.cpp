@@ -1,6 +1,7 @@
 // Semantic analysis of kernels.def: statements and kernels into ComputeDAGs.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -138,6 +139,31 @@ std::string make_fragment(const std::vector<std::pair<std::string, int64_t>>& le
   return text;
 }
 
+Network analyze_network(const AstNetwork& n, const std::map<std::string, SourceLoc>& kernels) {
+  Network out{n.name, n.loc, {}, std::nullopt, std::nullopt};
+  std::set<std::string> seen;
+  for (const AstAttr& a : n.attrs) {
+    if (!seen.insert(a.name).second) throw CompileError(a.loc, fmt::format("attribute '{}' given twice", a.name));
+    bool number = a.kind == AstAttr::Kind::Int || a.kind == AstAttr::Kind::Float;
+    if (a.name != "latency_ms" && a.name != "reference_ms")
+      throw CompileError(a.loc, fmt::format("unknown network attribute '{}' (expected latency_ms or reference_ms)", a.name));
+    if (!number || !(a.float_value > 0)) throw CompileError(a.value_loc, fmt::format("'{}' must be a positive number of milliseconds", a.name));
+    (a.name == "latency_ms" ? out.latency_ms : out.reference_ms) = a.float_value;
+  }
+  if (n.members.empty()) throw CompileError(n.loc, fmt::format("network '{}' names no kernels", n.name));
+  std::map<std::string, SourceLoc> members;
+  for (const AstNetworkMember& m : n.members) {
+    if (!kernels.count(m.kernel)) throw CompileError(m.loc, fmt::format("unknown kernel '{}' in network '{}'", m.kernel, n.name));
+    if (auto [it, fresh] = members.emplace(m.kernel, m.loc); !fresh)
+      throw CompileError(m.loc, fmt::format("kernel '{}' is listed twice in network '{}' (first at line {}); give it a count: {} * N", m.kernel,
+                                            n.name, it->second.line, m.kernel));
+    if (!(m.count > 0) || !std::isfinite(m.count))
+      throw CompileError(m.count_loc, fmt::format("'{}' must run a positive number of times in network '{}'", m.kernel, n.name));
+    out.members.push_back({m.kernel, m.count});
+  }
+  return out;
+}
+
 }  // namespace
 
 const Kernel* Program::find(const std::string& name) const {
@@ -154,7 +180,12 @@ Program load_program(const std::shared_ptr<const SourceFile>& file) {
   std::vector<std::pair<std::string, int64_t>> let_order;
   std::map<std::string, SourceLoc> kernel_locs;
   GraphBuilder no_tensors;
+  std::vector<const AstNetwork*> networks;
   for (const AstItem& item : ast.items) {
+    if (auto* network = std::get_if<AstNetwork>(&item)) {
+      networks.push_back(network);  // after every kernel is known: a network may name later ones
+      continue;
+    }
     if (auto* let = std::get_if<AstLet>(&item)) {
       Scope scope(globals, no_tensors);
       scope.check_new_name(let->name, let->loc, "constant");
@@ -171,6 +202,12 @@ Program load_program(const std::shared_ptr<const SourceFile>& file) {
     Kernel kernel = KernelAnalyzer(globals, k).run();
     kernel.fragment = make_fragment(let_order, *file, k);
     program.kernels.push_back(std::move(kernel));
+  }
+  std::map<std::string, SourceLoc> network_locs;
+  for (const AstNetwork* n : networks) {
+    if (auto [it, fresh] = network_locs.emplace(n->name, n->loc); !fresh)
+      throw CompileError(n->loc, fmt::format("duplicate network '{}' (first defined at line {})", n->name, it->second.line));
+    program.networks.push_back(analyze_network(*n, kernel_locs));
   }
   return program;
 }

@@ -81,9 +81,9 @@ TEST(LexerErrorTest, UnknownEscapePointsAtTheEscapedCharacter) {
 // ---- Syntax errors -------------------------------------------------------------------------------
 
 TEST(ParserErrorTest, TopLevelNeedsKernelOrLet) {
-  EXPECT_TRUE(fails_at("X = input f32[4]", 1, 1, "expected 'kernel' or 'let', found 'X'"));
-  EXPECT_TRUE(fails_at("kernel k { X = input f32[4]\n Y = relu(X) }\n}", 3, 1, "expected 'kernel' or 'let', found '}'"));
-  EXPECT_TRUE(fails_at("\n  42", 2, 3, "expected 'kernel' or 'let', found number '42'"));
+  EXPECT_TRUE(fails_at("X = input f32[4]", 1, 1, "expected 'kernel', 'network' or 'let', found 'X'"));
+  EXPECT_TRUE(fails_at("kernel k { X = input f32[4]\n Y = relu(X) }\n}", 3, 1, "expected 'kernel', 'network' or 'let', found '}'"));
+  EXPECT_TRUE(fails_at("\n  42", 2, 3, "expected 'kernel', 'network' or 'let', found number '42'"));
 }
 
 TEST(ParserErrorTest, MalformedLet) {
@@ -184,6 +184,23 @@ TEST(ParserErrorTest, NestingTooDeep) {
 }
 
 // ---- Kernels and attributes -----------------------------------------------------------------------
+
+TEST(SemaErrorTest, NetworkErrorsNameThePlace) {
+  const std::string k = "kernel a { X = input f32[4]\n Y = relu(X) }\n";
+  EXPECT_TRUE(fails_at(k + "network n { a, b }", 3, 16, "unknown kernel 'b' in network 'n'"));
+  EXPECT_TRUE(fails_at(k + "network n { a\n a * 2 }", 4, 2, "kernel 'a' is listed twice in network 'n' (first at line 3)"));
+  EXPECT_TRUE(fails_at(k + "network n { a * 0 }", 3, 17, "'a' must run a positive number of times"));
+  EXPECT_TRUE(fails_at(k + "network n { a * x }", 3, 17, "expected how often 'a' runs (a number) after '*', found 'x'"));
+  EXPECT_TRUE(fails_at(k + "network n { }", 3, 9, "network 'n' names no kernels"));
+  EXPECT_TRUE(fails_at(k + "network n { a", 3, 14, "expected '}' to close network 'n', found end of file"));
+  EXPECT_TRUE(fails_at(k + "network n (speed = 2) { a }", 3, 12, "unknown network attribute 'speed' (expected latency_ms or reference_ms)"));
+  EXPECT_TRUE(fails_at(k + "network n (latency_ms = -1) { a }", 3, 25, "expected a number, name or string as the value of 'latency_ms'"));
+  EXPECT_TRUE(fails_at(k + "network n (latency_ms = 0) { a }", 3, 25, "'latency_ms' must be a positive number of milliseconds"));
+  EXPECT_TRUE(fails_at(k + "network n (reference_ms = fast) { a }", 3, 27, "'reference_ms' must be a positive number"));
+  EXPECT_TRUE(fails_at(k + "network n (latency_ms = 1, latency_ms = 2) { a }", 3, 28, "attribute 'latency_ms' given twice"));
+  EXPECT_TRUE(fails_at(k + "network n { a }\nnetwork n { a }", 4, 9, "duplicate network 'n' (first defined at line 3)"));
+  EXPECT_TRUE(fails_at(k + "network { a }", 3, 9, "expected a name after 'network', found '{'"));
+}
 
 TEST(SemaErrorTest, EmptyKernel) {
   EXPECT_TRUE(fails_at("let N = 1\nkernel nothing { }", 2, 8, "kernel 'nothing' is empty"));

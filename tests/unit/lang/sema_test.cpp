@@ -394,5 +394,35 @@ TEST(SemaTest, UnreadableFileIsAnErrorWithoutPosition) {
   }
 }
 
+// ---- Networks ------------------------------------------------------------------------------------
+
+TEST(SemaTest, NetworksNameKernelsWithHowOftenTheyRun) {
+  Program p = load(
+      "network resnet (latency_ms = 4.5, reference_ms = 20) {\n"
+      "  stem\n"
+      "  block * 3, head * 0.5\n"
+      "}\n"
+      "kernel stem { X = input f32[4]\n Y = relu(X) }\n"
+      "kernel block { X = input f32[4]\n Y = relu(X) }\n"
+      "kernel head { X = input f32[4]\n Y = relu(X) }\n"
+      "network small { block }\n");
+  ASSERT_EQ(p.networks.size(), 2u);
+  const Network& n = p.networks[0];
+  EXPECT_EQ(n.name, "resnet");
+  EXPECT_EQ(n.loc.line, 1);
+  ASSERT_EQ(n.members.size(), 3u);
+  EXPECT_EQ(n.members[0].kernel, "stem");
+  EXPECT_EQ(n.members[0].count, 1);
+  EXPECT_EQ(n.members[1].kernel, "block");
+  EXPECT_EQ(n.members[1].count, 3);
+  EXPECT_EQ(n.members[2].count, 0.5);
+  EXPECT_EQ(n.latency_ms, 4.5);
+  EXPECT_EQ(n.reference_ms, 20);
+  EXPECT_FALSE(p.networks[1].latency_ms);
+  EXPECT_FALSE(p.networks[1].reference_ms);
+  // A kernel's fragment does not include the networks: editing one does not re-tune kernels.
+  EXPECT_THAT(p.find("block")->fragment, ::testing::Not(HasSubstr("network")));
+}
+
 }  // namespace
 }  // namespace ansor
