@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <iostream>
-#include <sstream>
 #include <map>
+#include <optional>
+#include <sstream>
 
 #include "codegen/c_names.h"
 #include "codegen/kernel_signature.h"
 #include "driver/library_emitter.h"
+#include "driver/scheduled_tuning.h"
 #include "driver/tuning_session.h"
 #include "features/features.h"
 #include "lower/lower.h"
@@ -143,13 +145,28 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   std::vector<std::string> tune_kernels;
   std::string fault_plan;
   bool trials_given = false;
-  CLI::App* tune = app.add_subcommand("tune", "Measure schedules and append the records to the cache");
+  std::optional<int> total_trials;
+  ScheduledTuningOptions scheduled;
+  std::string strategy_name = "gradient", objective_name = "f1";
+  CLI::App* tune = app.add_subcommand(
+      "tune",
+      "Measure schedules and append the records to the cache. Without --kernel, the task scheduler shares one budget among the "
+      "kernels (trials in the cache count, so a restarted run continues); with --kernel, each is tuned for --trials more.");
   add_def(tune);
   add_session(tune, tune_session);
   tune->get_option("--cache")->required();
-  tune->add_option("--kernel", tune_kernels, "tune only these kernels (repeatable)");
+  tune->add_option("--kernel", tune_kernels, "tune only these kernels, one after the other (repeatable)");
   tune->add_option_function<int>("--trials", [&](int n) { tune_opts.trials = n; trials_given = true; },
-                                 "schedules to measure per kernel (default: the kernel's trials attribute, else 64)");
+                                 "schedules per kernel (without --kernel: on average; default: each kernel's trials attribute, else 64)")
+      ->check(CLI::NonNegativeNumber);
+  tune->add_option("--total-trials", total_trials, "without --kernel: the budget of all kernels together")->check(CLI::NonNegativeNumber);
+  tune->add_option("--scheduler", strategy_name, "without --kernel: gradient | round-robin")
+      ->check(CLI::IsMember({"gradient", "round-robin"}))
+      ->capture_default_str();
+  tune->add_option("--objective", objective_name,
+                   "without --kernel: f1 (weighted latency) | f2 (latency requirements) | f3 (geometric mean speed-up) | f4 (early stopping)")
+      ->check(CLI::IsMember({"f1", "f2", "f3", "f4", "weighted-latency", "latency-requirement", "geometric-speedup", "early-stopping"}))
+      ->capture_default_str();
   tune->add_option("--policy", tune_opts.policy, fmt::format("search policy: {}", fmt::join(search_policy_names(), " | ")))
       ->check(known_policy())
       ->capture_default_str();
@@ -226,7 +243,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       if (!fault_plan.empty()) tune_opts.faults = parse_fault_plan(fault_plan);
       for (const std::string& name : tune_kernels)
         if (!program.find(name)) throw UsageError(fmt::format("no kernel named '{}' in {}", name, def_path));
+      if (total_trials && !tune_kernels.empty()) throw UsageError("--total-trials is for a run without --kernel");
       TuningSessions sessions(tune_session);
+      if (tune_kernels.empty()) {
+        scheduled.tune = tune_opts;
+        scheduled.scheduler.strategy = strategy_name == "gradient" ? SchedulingStrategy::Gradient : SchedulingStrategy::RoundRobin;
+        scheduled.scheduler.objective = parse_scheduler_objective(objective_name);
+        if (total_trials) {
+          scheduled.total_trials = *total_trials;
+        } else {
+          for (const Kernel& k : program.kernels) scheduled.total_trials += trials_given ? tune_opts.trials : static_cast<int>(k.attrs.trials.value_or(64));
+        }
+        print_scheduled_summary(tune_scheduled(program, sessions, scheduled, out), out);
+        return 0;
+      }
       for (const Kernel& k : program.kernels) {
         if (!tune_kernels.empty() && std::find(tune_kernels.begin(), tune_kernels.end(), k.name) == tune_kernels.end()) continue;
         TuneOptions opts = tune_opts;

@@ -53,12 +53,23 @@ std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, 
   return best_records(loaded.records, scope, k, notes);
 }
 
-TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
+const TuningCache& TuningSession::cache() {
   if (options_.cache_dir.empty()) throw std::runtime_error("tuning needs a cache directory (--cache) to keep its records");
   if (target().kind != Target::Kind::Cpu) throw std::runtime_error("tuning for " + target().to_string() + " needs that GPU here");
-  TuningCache cache(options_.cache_dir);
-  if (!scorer_) scorer_ = learned_scorer_source(cache, target().to_string(), options.seed);
-  return tune_kernel(kernel, measurer(), cache, options, progress, scorer_);
+  if (!cache_) cache_ = std::make_unique<TuningCache>(options_.cache_dir);
+  return *cache_;
+}
+
+TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
+  const TuningCache& records = cache();
+  if (!scorer_) scorer_ = learned_scorer_source(records, target().to_string(), options.seed);
+  return tune_kernel(kernel, measurer(), records, options, progress, scorer_);
+}
+
+std::unique_ptr<TuningTask> TuningSession::task(const Kernel& kernel, const TuneOptions& options) {
+  const TuningCache& records = cache();
+  if (!scorer_) scorer_ = learned_scorer_source(records, target().to_string(), options.seed);
+  return std::make_unique<TuningTask>(kernel, measurer(), records, options, scorer_);
 }
 
 std::string kernel_target(const Kernel& kernel, const std::string& run_target) { return kernel.attrs.target.value_or(run_target); }

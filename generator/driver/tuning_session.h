@@ -42,14 +42,19 @@ class TuningSession {
   // about skipped lines and records go to `notes`.
   std::vector<ReplayedRecord> best(const Kernel& kernel, size_t k, std::vector<std::string>& notes);
   TuneSummary tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress);
+  // The kernel's tuning task over this session's cache, measurer and cost model, for a caller
+  // that runs its rounds (the task scheduler). Same errors as tune().
+  std::unique_ptr<TuningTask> task(const Kernel& kernel, const TuneOptions& options);
 
  private:
   Measurer& measurer();
+  const TuningCache& cache();
 
   SessionOptions options_;
   std::optional<KernelCompiler> compiler_;
   std::optional<Target> target_;
   std::unique_ptr<Measurer> measurer_;
+  std::unique_ptr<TuningCache> cache_;  // tasks keep a reference to it
   // The cost model shared by the kernels tuned in this session (made when a policy first asks).
   std::function<std::shared_ptr<ProgramScorer>()> scorer_;
 };

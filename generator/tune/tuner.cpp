@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "records/record_filter.h"
 #include "sampler/default_schedule.h"
@@ -41,13 +42,18 @@ void TuningTask::consider_best(const Record& r) {
 
 void TuningTask::load_known(const TuningCache& cache) {
   RecordScope scope{dag_, measurer_.target().to_string(), measurer_.compiler().identity()};
+  const std::string default_signature = default_schedule_ ? default_schedule_->signature() : std::string();
   std::vector<MeasuredCandidate> known;
   for (Record& r : cache.load(scope.target).records) {
     RecordCheck check = check_record(r, scope);
     if (check.usable()) consider_best(r);
     // Failed schedules were tried too: the policy must not propose them again.
     if (check.state) {
-      if (default_schedule_ && check.state->signature() == default_schedule_->signature()) default_schedule_.reset();
+      summary_.earlier_seconds.push_back(check.usable() ? r.seconds : std::numeric_limits<double>::infinity());
+      if (default_schedule_ && check.state->signature() == default_signature) {
+        default_schedule_.reset();
+        if (check.usable()) summary_.default_seconds = r.seconds;
+      }
       known.push_back({std::move(*check.state), std::move(r)});
     }
   }
@@ -63,6 +69,7 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   auto search_start = std::chrono::steady_clock::now();
   std::vector<State> proposed = from_policy > 0 ? policy_->propose(from_policy) : std::vector<State>{};
   double search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
+  const bool default_first = default_schedule_.has_value();
   if (default_schedule_) {
     const std::string signature = default_schedule_->signature();
     proposed.erase(std::remove_if(proposed.begin(), proposed.end(), [&](const State& s) { return s.signature() == signature; }),
@@ -89,6 +96,7 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   for (size_t i = 0; i < records.size(); ++i) {
     ++summary_.measured;
     if (!records[i].ok()) ++failed;
+    if (i == 0 && default_first && !result_rejection(records[i])) summary_.default_seconds = records[i].seconds;
     if (!result_rejection(records[i])) consider_best(records[i]);
     measured.push_back({std::move(batch[i].state), std::move(records[i])});
   }
@@ -99,8 +107,10 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   ++rounds_;
   // Where the round's time went: the search (propose and update), building, running, and
   // waiting for another process's measurements.
-  fmt::print(progress, "[tune] {}: {}/{} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
-             kernel_.name, summary_.measured, options_.trials, summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet",
+  fmt::print(progress, "[tune] {}: {} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
+             kernel_.name,
+             options_.shared_budget ? fmt::format("{}", summary_.measured) : fmt::format("{}/{}", summary_.measured, options_.trials),
+             summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet",
              rounds_, measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before, search_seconds,
              measurer_.lock_wait_seconds() - wait_before, failed ? fmt::format(", {} failed", failed) : "");
   progress.flush();

@@ -29,12 +29,19 @@ struct TuneOptions {
   uint64_t seed = 0;
   std::string policy = "ansor";      // a name of search_policy_names()
   std::vector<PlantedFault> faults;  // by trial index; tests only
+  // The trials come from a budget shared by several kernels (the task scheduler's): progress
+  // lines count this kernel's trials without a per-kernel budget.
+  bool shared_budget = false;
 };
 
 struct TuneSummary {
-  int measured = 0;
+  int measured = 0;  // in this run
   int failed = 0;
   std::optional<Record> best;  // the fastest usable record of the kernel, old or new
+  // The kernel's records found in the cache before this run, in the cache's order: their times
+  // (+infinity for failures), so that a resumed run knows the tuning history.
+  std::vector<double> earlier_seconds;
+  std::optional<double> default_seconds;  // the default schedule's time, once measured (now or before)
 };
 
 class TuningTask {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Integration test, the ansor search policy: `ansor-gen tune --policy ansor` with a tiny budget
-# on a small kernel appends its records to the cache, a second run with the same cache adds only
-# schedules not measured before, and `ansor-gen emit` replays the best record into the kernel's
-# source without measuring. Runs the build's own ansor-gen (no consumer project).
+# on a small kernel appends its records to the cache, a second run with the same cache and a
+# larger budget continues (the budget counts the cached trials) and adds only schedules not
+# measured before, and `ansor-gen emit` replays the best record into the kernel's source without
+# measuring. Runs the build's own ansor-gen (no consumer project).
 source "$(dirname "$0")/common.sh"
 
 : "${ANSOR_BUILD_DIR:?set ANSOR_BUILD_DIR to a build of ansor}"
@@ -20,11 +21,11 @@ DEF
 
 step "tuning with --policy ansor, 4 trials in batches of 2"
 run "$WORK_DIR/tune.log" "$gen" tune "$def" --cache "$cache" --policy ansor --trials 4 --batch 2 --min-seconds 0.001
-grep -q '^\[tune\] mm_relu: done, 4 trials' "$WORK_DIR/tune.log" || fail "expected 4 trials of mm_relu (see $WORK_DIR/tune.log)"
+grep -Eq '^mm_relu +1 +[0-9.]+ +[0-9.]+x +4 +0$' "$WORK_DIR/tune.log" || fail "expected 4 trials of mm_relu in the summary (see $WORK_DIR/tune.log)"
 [[ $(cat "$cache"/*.jsonl | wc -l) -eq 4 ]] || fail "expected 4 records in $cache"
 
-step "tuning again with the same cache and seed: 2 more, none measured before"
-run "$WORK_DIR/tune2.log" "$gen" tune "$def" --cache "$cache" --policy ansor --trials 2 --batch 2 --min-seconds 0.001
+step "tuning again with the same cache and seed to 6 trials: 2 more, none measured before"
+run "$WORK_DIR/tune2.log" "$gen" tune "$def" --cache "$cache" --policy ansor --trials 6 --batch 2 --min-seconds 0.001
 [[ $(cat "$cache"/*.jsonl | wc -l) -eq 6 ]] || fail "expected 6 records in $cache"
 # The steps of every record, one line each: no schedule was measured twice.
 steps=$(sed -e 's/.*"steps":\(\[.*\]\),"target".*/\1/' "$cache"/*.jsonl)
