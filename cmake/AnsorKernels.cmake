@@ -174,7 +174,14 @@ function(ansor_add_kernels lib)
   include("${out_dir}/${lib}_kernels.cmake")
   list(APPEND flags ${ANSOR_KERNEL_EXTRA_FLAGS} ${ANSOR_KERNEL_LANGUAGE_FLAGS})
 
+  # Build steps name the generator by its target where there is one (an installed package's
+  # imported ansor-gen), so that CMake tracks it; a path otherwise.
+  set(gen_command "${gen}")
   set(gen_deps "${gen}")
+  if(TARGET Ansor::ansor-gen AND NOT ANSOR_GEN_EXECUTABLE)
+    set(gen_command Ansor::ansor-gen)
+    set(gen_deps Ansor::ansor-gen)
+  endif()
   if(TARGET ansor_generator_bootstrap)
     list(APPEND gen_deps ansor_generator_bootstrap)
   endif()
@@ -182,16 +189,52 @@ function(ansor_add_kernels lib)
   file(GLOB runtime_headers LIST_DIRECTORIES false "${runtime_include}/ansor/*.h")
   set(include_flags "-I${runtime_include}")
 
+  # With records to replay, every build asks the generator which records each kernel would
+  # replay (well under a second); a kernel's stamp file changes only when they do (new or better
+  # records: a tuning run, `<lib>_tune`, a colleague's cache), and then that kernel alone is
+  # generated again, and compiled again if its source changed.
+  set(stamp_deps)
+  if(ARG_CACHE_DIR AND ARG_SCHEDULE STREQUAL "best")
+    set(stamps)
+    foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
+      list(APPEND stamps "${out_dir}/stamps/${kernel}.stamp")
+    endforeach()
+    add_custom_target(${lib}_records
+      COMMAND ${gen_command} emit "${def}" --name "${lib}" --out "${out_dir}" --stamps-only --target "${ARG_TARGET}" ${cache_args}
+              --compiler "${cxx}" --flags "${flags_text}" --trials "${ARG_TRIALS}"
+              --tune-hint "cmake --build ${CMAKE_BINARY_DIR} --target ${lib}_tune"
+      BYPRODUCTS ${stamps}
+      DEPENDS ${gen_deps}
+      COMMENT "ansor: checking the records of ${lib}"
+      VERBATIM)
+  endif()
+  # Steps that may measure (tuning a kernel without a record) run one at a time under Ninja, so
+  # that no two measure at once and compiles stay parallel; the generator's lock serialises them
+  # under other generators.
+  set(measure_pool)
+  if(NOT ARG_TRIALS EQUAL 0 AND ARG_CACHE_DIR AND CMAKE_GENERATOR MATCHES "Ninja")
+    get_property(pools GLOBAL PROPERTY JOB_POOLS)
+    if(NOT pools MATCHES "(^|;)ansor_measure=")
+      set_property(GLOBAL APPEND PROPERTY JOB_POOLS ansor_measure=1)
+    endif()
+    set(measure_pool JOB_POOL ansor_measure)
+  endif()
+
   set(objects)
   foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
     set(src "${out_dir}/${lib}_${kernel}${ANSOR_KERNEL_SOURCE_EXTENSION}")
     set(obj "${out_dir}/${lib}_${kernel}.o")
+    set(stamp)
+    if(TARGET ${lib}_records)
+      set(stamp "${out_dir}/stamps/${kernel}.stamp")
+    endif()
     add_custom_command(
       OUTPUT "${src}"
-      COMMAND "${gen}" emit "${out_dir}/defs/${kernel}.def" --name "${lib}" --out "${out_dir}" --kernel "${kernel}"
+      COMMAND ${gen_command} emit "${out_dir}/defs/${kernel}.def" --name "${lib}" --out "${out_dir}" --kernel "${kernel}"
               --target "${ARG_TARGET}" --schedule "${ARG_SCHEDULE}" ${cache_args} ${tuning_args}
-      DEPENDS "${out_dir}/defs/${kernel}.def" ${gen_deps}
+      DEPENDS "${out_dir}/defs/${kernel}.def" ${stamp} ${gen_deps}
       COMMENT "ansor: generating ${lib} kernel ${kernel}"
+      ${measure_pool}
       VERBATIM)
     add_custom_command(
       OUTPUT "${obj}"
@@ -212,6 +255,9 @@ function(ansor_add_kernels lib)
 
   set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   add_library(${lib} STATIC ${objects})
+  if(TARGET ${lib}_records)
+    add_dependencies(${lib} ${lib}_records)
+  endif()
   set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
   target_include_directories(${lib} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   target_link_libraries(${lib} PUBLIC Ansor::runtime)
@@ -227,7 +273,7 @@ function(ansor_add_kernels lib)
       set(trials_args --trials "${ARG_TRIALS}")
     endif()
     add_custom_target(${lib}_tune
-      COMMAND "${gen}" tune "${def}" --cache "${cache_dir}" --target "${ARG_TARGET}" --compiler "${cxx}" --flags "${flags_text}"
+      COMMAND ${gen_command} tune "${def}" --cache "${cache_dir}" --target "${ARG_TARGET}" --compiler "${cxx}" --flags "${flags_text}"
               ${trials_args}
       DEPENDS ${gen_deps}
       COMMENT "ansor: tuning ${lib}"

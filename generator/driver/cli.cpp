@@ -139,6 +139,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   emit->add_option("--seed", emit_opts.seed, "seed of --schedule random");
   emit->add_option("--kernel", emit_opts.kernels, "emit only these kernels' sources (repeatable)");
   emit->add_flag("--header-only", emit_opts.header_only, "write only the header and the registry");
+  emit->add_option("--tune-hint", emit_opts.tune_hint, "with --stamps-only: the command that tunes, named in the untuned-kernels line");
+  emit->add_flag("--stamps-only", emit_opts.stamps_only,
+                 "write only DIR/stamps/KERNEL.stamp, the records --schedule best would try, where they changed (the build's trigger to re-emit)");
 
   SessionOptions tune_session;
   TuneOptions tune_opts;

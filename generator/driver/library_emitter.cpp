@@ -2,6 +2,7 @@
 #include "driver/library_emitter.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -235,10 +236,42 @@ const CodeGenerator& kernel_generator(const Kernel& kernel, const std::string& r
   }
 }
 
+// What a kernel's emitted source depends on in the cache: the schedules of the records that
+// `best` tries, in order.
+std::string record_stamp(const Kernel& kernel, TuningSession& session) {
+  std::vector<std::string> notes;
+  std::string stamp = fmt::format("records ansor-gen {} would try for kernel '{}', best first\n", kGeneratorVersion, kernel.name);
+  for (const ReplayedRecord& r : session.best(kernel, kBestRecordsTried, notes)) stamp += steps_comment(r.state) + "\n";
+  return stamp;
+}
+
 }  // namespace
 
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress) {
   std::vector<const Kernel*> kernels = selected_kernels(program, options.kernels);
+  if (options.stamps_only) {
+    EmitReport report;
+    TuningSessions sessions(options.session);
+    std::vector<std::string> untuned;
+    for (const Kernel* k : kernels) {
+      std::filesystem::path path = std::filesystem::path(options.out_dir) / "stamps" / (k->name + ".stamp");
+      TuningSession& session = sessions.for_kernel(*k);
+      std::vector<std::string> notes;
+      if (session.best(*k, 1, notes).empty()) untuned.push_back(k->name);
+      bool changed = write_file_if_changed(path.string(), record_stamp(*k, session));
+      record(report, path.string(), changed);
+      if (changed) report.notes.push_back(fmt::format("{}: its records changed", k->name));
+    }
+    // A build that does not tune says, in one line, which kernels run untuned and how to tune them.
+    if (!untuned.empty() && options.trials == 0)
+      report.notes.push_back(fmt::format(
+          "warning: {} kernel{} of {} without a tuning record use{} the default schedule ({}); tune {} with: {}", untuned.size(),
+          untuned.size() == 1 ? "" : "s", options.lib_name, untuned.size() == 1 ? "s" : "", fmt::join(untuned, ", "),
+          untuned.size() == 1 ? "it" : "them",
+          options.tune_hint.empty() ? fmt::format("ansor-gen tune {} --cache {}", program.source->path, options.session.cache_dir)
+                                    : options.tune_hint));
+    return report;
+  }
   if (!options.header_only) {
     emit_generator(options.session.target);
     for (const Kernel* k : kernels) kernel_generator(*k, options.session.target);
@@ -254,8 +287,13 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
     TuningSessions sessions(options.session);
     for (const Kernel* k : kernels) {
       const CodeGenerator& generator = kernel_generator(*k, options.session.target);
-      ChosenSchedule chosen = choose_schedule(*k, options, sessions.for_kernel(*k), progress);
+      TuningSession& session = sessions.for_kernel(*k);
+      ChosenSchedule chosen = choose_schedule(*k, options, session, progress);
       report.notes.push_back(fmt::format("{}: {}", k->name, chosen.note));
+      // The stamp of the records just used (tuning may have added them), written before the
+      // source, so that the build's next stamp check finds it current and the source newer.
+      if (options.schedule == ScheduleKind::Best && !options.session.cache_dir.empty())
+        write_file_if_changed((dir / "stamps" / (k->name + ".stamp")).string(), record_stamp(*k, session));
       files.push_back({(dir / kernel_source_name(options.lib_name, k->name, generator)).string(),
                        kernel_source(*k, chosen, generator)});
     }

@@ -27,6 +27,12 @@ struct EmitOptions {
   SessionOptions session;    // cache, target, compiler: where `best` looks for records
   int trials = 0;            // with `best`: tune this many trials for a kernel without a record
   bool header_only = false;  // the header and the registry, no kernel sources
+  // Only DIR/stamps/K.stamp per kernel: the schedules of the records `best` would try, rewritten
+  // only when they change, so that a build re-emits exactly the kernels whose records changed.
+  bool stamps_only = false;
+  // With stamps_only and trials 0: the command that tunes the kernels, for the line naming the
+  // kernels without a record (default: an `ansor-gen tune` command line).
+  std::string tune_hint;
 };
 
 // What emit_library did, for the CLI to report.
