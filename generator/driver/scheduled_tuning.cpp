@@ -3,11 +3,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "tune/kernel_scheduling.h"
 
@@ -109,8 +111,10 @@ std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessio
   scheduler.resume(history);
 
   const int left = options.total_trials - earlier;
-  fmt::print(progress, "[schedule] {} kernel{}, {} trials in all ({} in the cache, {} to go), {} scheduler, objective {}\n", tasks.size(),
-             tasks.size() == 1 ? "" : "s", options.total_trials, earlier, std::max(0, left),
+  std::set<std::string> targets;
+  for (const Kernel* k : kernels) targets.insert(sessions.for_kernel(*k).target().to_string());
+  fmt::print(progress, "[schedule] {} kernel{} on {}, {} trials in all ({} in the cache, {} to go), {} scheduler, objective {}\n", tasks.size(),
+             tasks.size() == 1 ? "" : "s", fmt::join(targets, " and "), options.total_trials, earlier, std::max(0, left),
              scheduler_options.strategy == SchedulingStrategy::Gradient ? "gradient" : "round-robin",
              scheduler_objective_name(scheduler_options.objective));
   if (left <= 0 || tasks.empty()) {

@@ -9,6 +9,7 @@
 #include "measure/host_target.h"
 #include "support/file_name.h"
 #include "tune/learned_scorer.h"
+#include "tune/record_travel.h"
 
 namespace ansor {
 
@@ -50,7 +51,20 @@ std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, 
   TuningCache::Loaded loaded = cache.load(target().to_string());
   notes.insert(notes.end(), loaded.warnings.begin(), loaded.warnings.end());
   RecordScope scope{std::make_shared<const ComputeDAG>(kernel.dag), target().to_string(), compiler().identity()};
-  return best_records(loaded.records, scope, k, notes);
+  std::vector<ReplayedRecord> found = best_records(loaded.records, scope, k, notes);
+  if (!found.empty()) return found;
+  // Records travel: none of this target, so those of the most alike target with the same ISA.
+  for (const std::string& other : related_targets(cache, scope.target)) {
+    scope.target = other;
+    std::vector<std::string> ignored;
+    found = best_records(cache.load(other).records, scope, k, ignored);
+    if (!found.empty()) {
+      notes.push_back(fmt::format("warning: no record of '{}' for {}: replaying those tuned for {} (same ISA)", kernel.name,
+                                  target().to_string(), other));
+      return found;
+    }
+  }
+  return found;
 }
 
 const TuningCache& TuningSession::cache() {

@@ -6,9 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "support/file_lock.h"
@@ -76,6 +78,28 @@ TuningCache::Loaded TuningCache::load(const std::string& target) const {
       out.warnings.push_back(fmt::format("{}:{}: skipped: {}", path, line_no, e.what()));
     }
   }
+  return out;
+}
+
+std::vector<std::string> TuningCache::targets() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir_, ec)) return out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+    if (entry.path().extension() != ".jsonl") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      try {
+        out.push_back(record_from_line(line).target);
+        break;
+      } catch (const RecordError&) {
+        // A torn or foreign line: the next one may name the target.
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -33,6 +33,10 @@ class TuningCache {
   // when the file exists but cannot be opened.
   Loaded load(const std::string& target) const;
 
+  // The targets the cache has records of: each file's target, as its first readable record
+  // names it, sorted.
+  std::vector<std::string> targets() const;
+
  private:
   std::string dir_;
 };

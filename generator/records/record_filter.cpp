@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace ansor {
 
@@ -62,10 +63,13 @@ std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, con
     if (!identity_rejection(r, scope) && !result_rejection(r)) candidates.push_back(&r);
   std::stable_sort(candidates.begin(), candidates.end(), [](const Record* a, const Record* b) { return a->seconds < b->seconds; });
   std::vector<ReplayedRecord> out;
+  std::set<std::string> schedules;
   for (const Record* r : candidates) {
     if (out.size() >= k) break;
     RecordCheck check = check_record(*r, scope);
     if (check.usable()) {
+      // A schedule measured again (another run, another machine) counts once, at its best time.
+      if (!schedules.insert(check.state->signature()).second) continue;
       out.push_back({*r, std::move(*check.state)});
     } else {
       warnings.push_back(fmt::format("a record of '{}' does not apply and is ignored: {}: {}", r->kernel,

@@ -54,8 +54,9 @@ struct ReplayedRecord {
   State state;
 };
 
-// The k fastest usable records, fastest first. Records that belong to the scope and succeeded
-// but do not replay are skipped with a warning.
+// The k fastest usable records of distinct schedules, fastest first (a schedule measured more
+// than once counts with its fastest record). Records that belong to the scope and succeeded but
+// do not replay are skipped with a warning.
 std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const RecordScope& scope, size_t k,
                                          std::vector<std::string>& warnings);
 

@@ -30,6 +30,9 @@ struct Target {
   std::string file_stem() const;
   // Records tuned for `other` replay and perform as tuned here.
   bool compatible_with(const Target& other) const { return to_string() == other.to_string(); }
+  // Another CPU model or thread count with the same vector ISA: its records replay here and are
+  // a good guess until this target has records of its own.
+  bool same_isa(const Target& other) const { return kind == other.kind && arch == other.arch && isa == other.isa; }
 };
 
 // Parses a target string; throws std::invalid_argument naming what is wrong.

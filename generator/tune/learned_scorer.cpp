@@ -11,6 +11,7 @@
 #include "features/features.h"
 #include "schedule/bound_inference.h"
 #include "support/file_name.h"
+#include "tune/record_travel.h"
 
 namespace ansor {
 
@@ -39,16 +40,22 @@ LearnedScorer::LearnedScorer(const TuningCache& cache, const std::string& target
     : options_(std::move(options)), model_(kNumFeatures, std::string(kFeatureSetName), options_.model), random_(options_.seed) {
   auto start = std::chrono::steady_clock::now();
   std::map<std::string, std::shared_ptr<const ComputeDAG>> dags;  // by workload key
-  for (const Record& r : cache.load(target).records) {
-    if (!r.ok() || !(r.seconds > 0)) continue;
-    std::shared_ptr<const ComputeDAG>& dag = dags[r.workload_key];
-    try {
-      if (!dag) dag = std::make_shared<const ComputeDAG>(parse_canonical_dag(r.dag, cache.file_for(target)));
-      if (dag->canonical_text() != r.dag) continue;  // a key shared by two DAGs: not this one
-      learn(r.workload_key, replay(dag, r.steps), r.seconds);
-    } catch (const std::exception&) {
-      // A record this generator cannot replay or lower teaches nothing; the tuner and the
-      // emitter report unusable records of their own kernels.
+  // The target's own records, then those of targets with the same ISA (record_travel.h), whose
+  // times are normalised among themselves: another machine's speed is not this one's.
+  std::vector<std::string> sources = related_targets(cache, target);
+  sources.insert(sources.begin(), target);
+  for (const std::string& source : sources) {
+    for (const Record& r : cache.load(source).records) {
+      if (!r.ok() || !(r.seconds > 0)) continue;
+      std::shared_ptr<const ComputeDAG>& dag = dags[r.workload_key];
+      try {
+        if (!dag) dag = std::make_shared<const ComputeDAG>(parse_canonical_dag(r.dag, cache.file_for(source)));
+        if (dag->canonical_text() != r.dag) continue;  // a key shared by two DAGs: not this one
+        learn(source == target ? r.workload_key : r.workload_key + '@' + source, replay(dag, r.steps), r.seconds);
+      } catch (const std::exception&) {
+        // A record this generator cannot replay or lower teaches nothing; the tuner and the
+        // emitter report unusable records of their own kernels.
+      }
     }
   }
   bool loaded = false;

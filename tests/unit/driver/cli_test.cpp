@@ -225,7 +225,7 @@ TEST_F(CliTest, TuneUsesAKernelsOwnTarget) {
                  "0.001"}),
             0)
       << err_.str() << out_.str();
-  EXPECT_NE(out_.str().find("[tune] own: 2 trials on " + host), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("[schedule] 1 kernel on " + host + ", 2 trials in all"), std::string::npos) << out_.str();
   TuningCache records(cache.string());
   TuningCache::Loaded loaded = records.load(host);
   ASSERT_EQ(loaded.records.size(), 2u);
@@ -260,6 +260,85 @@ TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
   std::ifstream source(out / "lib_add1.cpp");
   std::string text((std::istreambuf_iterator<char>(source)), {});
   EXPECT_NE(text.find("schedule: tuned"), std::string::npos);
+}
+
+// A record of kernel add1 for `target`, splitting its loop by `split`, at `seconds`.
+Record add1_record(const std::string& target, double seconds, int64_t split) {
+  auto dag = test::dag_of(test::parse(kGood), "add1");
+  Record r = test::make_record(*dag, target, make_kernel_compiler().identity(), seconds,
+                               {std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{split})});
+  r.kernel = "add1";
+  return r;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+TEST_F(CliTest, RecordsOfTheSameIsaTravelWithAWarningAndTheExactTargetWins) {
+  std::string def = write("k.def", kGood);
+  constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
+  fs::path cache = dir_ / "cache";
+  TuningCache records(cache.string());
+  records.append(add1_record("cpu:x86_64:othercpu:avx2:t8", 1e-3, 3));  // same ISA, another CPU and thread count
+  records.append(add1_record("cpu:x86_64:testcpu:avx2:t4", 2e-3, 1));   // same CPU, another thread count: more alike
+  records.append(add1_record("cpu:x86_64:testcpu:avx512:t2", 1e-4, 3)); // another ISA: never
+  fs::path out = dir_ / "out";
+  auto emit = [&] {
+    return run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--kernel", "add1", "--target", kHere});
+  };
+  ASSERT_EQ(emit(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("add1: tuned record, 2.000 ms\n  warning: no record of 'add1' for cpu:x86_64:testcpu:avx2:t2: replaying those "
+                            "tuned for cpu:x86_64:testcpu:avx2:t4 (same ISA)"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_NE(read_text(out / "lib_add1.cpp").find("split(Y, i, [1])"), std::string::npos);
+  // A record of the exact target wins over faster ones of other machines, without a warning.
+  records.append(add1_record(kHere, 5e-3, 3));
+  ASSERT_EQ(emit(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("add1: tuned record, 5.000 ms"), std::string::npos) << out_.str();
+  EXPECT_EQ(out_.str().find("warning"), std::string::npos) << out_.str();
+  EXPECT_EQ(records.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t8", kHere, "cpu:x86_64:testcpu:avx2:t4",
+                                                          "cpu:x86_64:testcpu:avx512:t2"}));
+}
+
+TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {
+  std::string def = write("k.def", kGood);
+  constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
+  fs::path cache = dir_ / "cache", out = dir_ / "out";
+  auto stamps = [&] {
+    return run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--target", kHere, "--stamps-only",
+                "--trials", "0", "--tune-hint", "make tune"});
+  };
+  ASSERT_EQ(stamps(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("warning: 2 kernels of lib without a tuning record use the default schedule (mm, add1); tune them with: make tune"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_FALSE(fs::exists(out / "lib_add1.cpp")) << "stamps only";
+  std::string before = read_text(out / "stamps" / "add1.stamp");
+  auto mtime = fs::last_write_time(out / "stamps" / "add1.stamp");
+  ASSERT_EQ(stamps(), 0) << err_.str();
+  EXPECT_EQ(fs::last_write_time(out / "stamps" / "add1.stamp"), mtime) << "an unchanged stamp is not rewritten";
+  TuningCache(cache.string()).append(add1_record(kHere, 1e-3, 3));
+  ASSERT_EQ(stamps(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("add1: its records changed"), std::string::npos) << out_.str();
+  EXPECT_EQ(out_.str().find("mm: its records changed"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("1 kernel of lib without a tuning record uses the default schedule (mm); tune it with"), std::string::npos)
+      << out_.str();
+  std::string after = read_text(out / "stamps" / "add1.stamp");
+  EXPECT_NE(after, before);
+  EXPECT_NE(after.find("split(Y, i, [3])"), std::string::npos) << after;
+  // A slower record of the same kernel changes what emit would try after the best: a new stamp;
+  // re-measuring the same schedule does not.
+  TuningCache(cache.string()).append(add1_record(kHere, 2e-3, 3));
+  ASSERT_EQ(stamps(), 0) << err_.str();
+  EXPECT_EQ(read_text(out / "stamps" / "add1.stamp"), after);
+  // Emitting a kernel writes the stamp of the records it used.
+  fs::remove(out / "stamps" / "add1.stamp");
+  ASSERT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--target", kHere, "--kernel", "add1"}), 0)
+      << err_.str();
+  EXPECT_EQ(read_text(out / "stamps" / "add1.stamp"), after);
 }
 
 TEST_F(CliTest, LowerPrintsTheLoopProgram) {

@@ -97,6 +97,20 @@ TEST_F(LearnedScorerTest, LearnsFromTheCacheAndRanksAnotherWorkload) {
   EXPECT_GT(accuracy, 0.75) << "pairwise accuracy on an unseen workload";
 }
 
+TEST_F(LearnedScorerTest, LearnsFromTargetsOfTheSameIsaToo) {
+  // Records of this target, of another CPU with the same ISA, and of another ISA.
+  TuningCache cache(dir_.string());
+  std::vector<State> states = programs(matmul(64, 64, 64), 90, 5);
+  for (size_t i = 0; i < states.size(); ++i) {
+    Record r = record_of(states[i]);
+    r.target = i < 30 ? kTarget : i < 60 ? "cpu:x86_64:other:avx512:t8" : "cpu:x86_64:test:avx2:t2";
+    cache.append(r);
+  }
+  LearnedScorer scorer(cache, kTarget, options(""));
+  EXPECT_EQ(scorer.training_programs(), 60) << "this target's 30 and the other CPU's 30, not the other ISA's";
+  EXPECT_TRUE(scorer.model().trained());
+}
+
 TEST_F(LearnedScorerTest, ALaterScorerStartsFromTheSavedModel) {
   TuningCache cache(dir_.string());
   for (const State& s : programs(matmul(64, 64, 64), 60, 3)) cache.append(record_of(s));
