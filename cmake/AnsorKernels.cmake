@@ -3,7 +3,8 @@
 #   ansor_add_kernels(<lib>
 #     DEF        <kernels.def>
 #     [CACHE_DIR <dir>]        # tuning records; commit it to ship them
-#     [TARGET    host|<cpu target string>]  # cuda:sm_XX: refused until CUDA codegen exists
+#     [TARGET    host|<cpu>|<cpu target string>]  # cuda:sm_XX: refused until CUDA codegen exists
+#     [TARGETS   host x86-64-v3 x86-64-v4 ...]    # one variant per CPU, dispatched at run time
 #     [TRIALS    <n>]          # tuning budget per kernel without a record; 0: never measure
 #     [SCHEDULE  best|default|naive]
 #     [COMPILER  <c++ compiler for the kernels>]
@@ -16,6 +17,11 @@
 #
 # The kernels are compiled with clang++ by default, whatever compiles the rest of the project
 # (ANSOR_KERNEL_COMPILER overrides it); they have a C interface, so any compiler links them.
+#
+# A named CPU (x86-64-v3, skylake-avx512, ...) builds and tunes with -march=<cpu> instead of
+# -march=native. With TARGETS, each kernel is generated and compiled once per target, and the
+# library picks at run time the variant the CPU runs that needs the most features
+# (ANSOR_KERNEL_TARGET=<target> forces one; <lib>_target() says which runs).
 
 include_guard(GLOBAL)
 
@@ -112,8 +118,32 @@ function(_ansor_runtime_include_dir out_var)
   endif()
 endfunction()
 
+# Flags that build kernels for a named CPU (x86-64-v3): -march=native becomes -march=<cpu>, as
+# the generator does (measure/cpu_variant.h), so that what is measured is what ships.
+function(_ansor_flags_for_target out_var target)
+  set(flags ${ARGN})
+  if(target STREQUAL "host" OR target MATCHES ":")
+    set(${out_var} ${flags} PARENT_SCOPE)
+    return()
+  endif()
+  set(out)
+  set(replaced FALSE)
+  foreach(f IN LISTS flags)
+    if(f STREQUAL "-march=native" OR f STREQUAL "-mcpu=native")
+      list(APPEND out "-march=${target}")
+      set(replaced TRUE)
+    elseif(NOT f MATCHES "^-(march|mcpu)=")
+      list(APPEND out "${f}")
+    endif()
+  endforeach()
+  if(NOT replaced)
+    list(APPEND out "-march=${target}")
+  endif()
+  set(${out_var} ${out} PARENT_SCOPE)
+endfunction()
+
 function(ansor_add_kernels lib)
-  cmake_parse_arguments(ARG "" "DEF;CACHE_DIR;TARGET;TRIALS;SCHEDULE;COMPILER" "FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "DEF;CACHE_DIR;TARGET;TRIALS;SCHEDULE;COMPILER" "FLAGS;TARGETS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ansor_add_kernels(${lib}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -127,9 +157,16 @@ function(ansor_add_kernels lib)
   if(NOT EXISTS "${def}")
     message(FATAL_ERROR "ansor_add_kernels(${lib}): ${def} does not exist")
   endif()
-  if(NOT ARG_TARGET)
-    set(ARG_TARGET host)
+  if(ARG_TARGET AND ARG_TARGETS)
+    message(FATAL_ERROR "ansor_add_kernels(${lib}): give TARGET or TARGETS, not both")
   endif()
+  set(targets ${ARG_TARGETS})
+  if(ARG_TARGET)
+    set(targets ${ARG_TARGET})
+  elseif(NOT targets)
+    set(targets host)
+  endif()
+  list(LENGTH targets target_count)
   if(NOT DEFINED ARG_TRIALS)
     set(ARG_TRIALS 0)
   endif()
@@ -153,26 +190,27 @@ function(ansor_add_kernels lib)
   else()
     set(flags ${ANSOR_KERNEL_FLAGS})
   endif()
-  # Tuning measures with the compiler and optimisation flags that build the library; both are
-  # part of every record's key.
   list(JOIN flags " " flags_text)
-  set(tuning_args --trials "${ARG_TRIALS}" --compiler "${cxx}" --flags "${flags_text}")
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}")
+  set(target_args)
+  foreach(t IN LISTS targets)
+    list(APPEND target_args --target "${t}")
+  endforeach()
   execute_process(
-    COMMAND "${gen}" configure "${def}" --name "${lib}" --out "${out_dir}" --target "${ARG_TARGET}"
+    COMMAND "${gen}" configure "${def}" --name "${lib}" --out "${out_dir}" ${target_args} --compiler "${cxx}" --flags "${flags_text}"
     RESULT_VARIABLE rv OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rv MATCHES "^[0-9]+$")
     message(FATAL_ERROR "ansor_add_kernels(${lib}): cannot run the generator ${gen}: ${rv}")
   elseif(NOT rv EQUAL 0)
     # The diagnostics verbatim: FATAL_ERROR would re-wrap "file:line:col: error: ..." lines.
     message("${err}")
-    message(FATAL_ERROR "ansor_add_kernels(${lib}): the generator rejects ${def} or TARGET ${ARG_TARGET} (errors above)")
+    message(FATAL_ERROR "ansor_add_kernels(${lib}): the generator rejects ${def} or the targets ${targets} (errors above)")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${def}")
   # The kernel names, and what the target's code generator says its sources are and need.
   include("${out_dir}/${lib}_kernels.cmake")
-  list(APPEND flags ${ANSOR_KERNEL_EXTRA_FLAGS} ${ANSOR_KERNEL_LANGUAGE_FLAGS})
+  set(language_flags ${ANSOR_KERNEL_EXTRA_FLAGS} ${ANSOR_KERNEL_LANGUAGE_FLAGS})
 
   # Build steps name the generator by its target where there is one (an installed package's
   # imported ansor-gen), so that CMake tracks it; a path otherwise.
@@ -189,25 +227,13 @@ function(ansor_add_kernels lib)
   file(GLOB runtime_headers LIST_DIRECTORIES false "${runtime_include}/ansor/*.h")
   set(include_flags "-I${runtime_include}")
 
-  # With records to replay, every build asks the generator which records each kernel would
-  # replay (well under a second); a kernel's stamp file changes only when they do (new or better
-  # records: a tuning run, `<lib>_tune`, a colleague's cache), and then that kernel alone is
-  # generated again, and compiled again if its source changed.
-  set(stamp_deps)
-  if(ARG_CACHE_DIR AND ARG_SCHEDULE STREQUAL "best")
-    set(stamps)
-    foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
-      list(APPEND stamps "${out_dir}/stamps/${kernel}.stamp")
-    endforeach()
-    add_custom_target(${lib}_records
-      COMMAND ${gen_command} emit "${def}" --name "${lib}" --out "${out_dir}" --stamps-only --target "${ARG_TARGET}" ${cache_args}
-              --compiler "${cxx}" --flags "${flags_text}" --trials "${ARG_TRIALS}"
-              --tune-hint "cmake --build ${CMAKE_BINARY_DIR} --target ${lib}_tune"
-      BYPRODUCTS ${stamps}
-      DEPENDS ${gen_deps}
-      COMMENT "ansor: checking the records of ${lib}"
-      VERBATIM)
+  # The variants: one library prefix per target (the library itself for a single target).
+  if(target_count EQUAL 1)
+    set(variant_libs ${lib})
+  else()
+    set(variant_libs ${ANSOR_KERNEL_VARIANT_LIBS})
   endif()
+
   # Steps that may measure (tuning a kernel without a record) run one at a time under Ninja, so
   # that no two measure at once and compiles stay parallel; the generator's lock serialises them
   # under other generators.
@@ -221,62 +247,151 @@ function(ansor_add_kernels lib)
   endif()
 
   set(objects)
-  foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
-    set(src "${out_dir}/${lib}_${kernel}${ANSOR_KERNEL_SOURCE_EXTENSION}")
-    set(obj "${out_dir}/${lib}_${kernel}.o")
-    set(stamp)
-    if(TARGET ${lib}_records)
-      set(stamp "${out_dir}/stamps/${kernel}.stamp")
+  set(stamps)
+  set(stamp_commands)
+  set(tune_commands)
+  foreach(t vlib IN ZIP_LISTS targets variant_libs)
+    # Tuning measures with the compiler and flags that build the library: both are part of every
+    # record's key.
+    _ansor_flags_for_target(vflags "${t}" ${flags})
+    list(JOIN vflags " " vflags_text)
+    set(session_args --target "${t}" --compiler "${cxx}" --flags "${vflags_text}")
+    set(compile_flags ${vflags} ${language_flags})
+    foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
+      set(src "${out_dir}/${vlib}_${kernel}${ANSOR_KERNEL_SOURCE_EXTENSION}")
+      set(obj "${out_dir}/${vlib}_${kernel}.o")
+      set(stamp)
+      if(ARG_CACHE_DIR AND ARG_SCHEDULE STREQUAL "best")
+        set(stamp "${out_dir}/stamps/${vlib}_${kernel}.stamp")
+        list(APPEND stamps "${stamp}")
+      endif()
+      add_custom_command(
+        OUTPUT "${src}"
+        COMMAND ${gen_command} emit "${out_dir}/defs/${kernel}.def" --name "${vlib}" --out "${out_dir}" --kernel "${kernel}"
+                --schedule "${ARG_SCHEDULE}" ${cache_args} ${session_args} --trials "${ARG_TRIALS}"
+        DEPENDS "${out_dir}/defs/${kernel}.def" ${stamp} ${gen_deps}
+        COMMENT "ansor: generating ${vlib} kernel ${kernel}"
+        ${measure_pool}
+        VERBATIM)
+      add_custom_command(
+        OUTPUT "${obj}"
+        COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${src}" -o "${obj}"
+        DEPENDS "${src}" ${runtime_headers}
+        COMMENT "ansor: compiling ${vlib} kernel ${kernel}"
+        VERBATIM)
+      list(APPEND objects "${obj}")
+    endforeach()
+    set(registry_obj "${out_dir}/${vlib}_registry.o")
+    add_custom_command(
+      OUTPUT "${registry_obj}"
+      COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${out_dir}/${vlib}_registry.cpp" -o "${registry_obj}"
+      DEPENDS "${out_dir}/${vlib}_registry.cpp" "${out_dir}/${vlib}.h" ${runtime_headers}
+      COMMENT "ansor: compiling ${vlib} registry"
+      VERBATIM)
+    list(APPEND objects "${registry_obj}")
+    list(APPEND stamp_commands COMMAND ${gen_command} emit "${def}" --name "${vlib}" --out "${out_dir}" --stamps-only ${cache_args}
+         ${session_args} --trials "${ARG_TRIALS}" --tune-hint "cmake --build ${CMAKE_BINARY_DIR} --target ${lib}_tune")
+    set(trials_args)
+    if(NOT ARG_TRIALS EQUAL 0)
+      set(trials_args --trials "${ARG_TRIALS}")
     endif()
-    add_custom_command(
-      OUTPUT "${src}"
-      COMMAND ${gen_command} emit "${out_dir}/defs/${kernel}.def" --name "${lib}" --out "${out_dir}" --kernel "${kernel}"
-              --target "${ARG_TARGET}" --schedule "${ARG_SCHEDULE}" ${cache_args} ${tuning_args}
-      DEPENDS "${out_dir}/defs/${kernel}.def" ${stamp} ${gen_deps}
-      COMMENT "ansor: generating ${lib} kernel ${kernel}"
-      ${measure_pool}
-      VERBATIM)
-    add_custom_command(
-      OUTPUT "${obj}"
-      COMMAND "${cxx}" ${flags} "${include_flags}" -c "${src}" -o "${obj}"
-      DEPENDS "${src}" ${runtime_headers}
-      COMMENT "ansor: compiling ${lib} kernel ${kernel}"
-      VERBATIM)
-    list(APPEND objects "${obj}")
+    list(APPEND tune_commands COMMAND ${gen_command} tune "${def}" ${cache_args} ${session_args} ${trials_args})
   endforeach()
-  set(registry_obj "${out_dir}/${lib}_registry.o")
-  add_custom_command(
-    OUTPUT "${registry_obj}"
-    COMMAND "${cxx}" ${flags} "${include_flags}" -c "${out_dir}/${lib}_registry.cpp" -o "${registry_obj}"
-    DEPENDS "${out_dir}/${lib}_registry.cpp" "${out_dir}/${lib}.h" ${runtime_headers}
-    COMMENT "ansor: compiling ${lib} registry"
-    VERBATIM)
-  list(APPEND objects "${registry_obj}")
+  if(NOT target_count EQUAL 1)
+    # The dispatcher runs before it knows the CPU: it is built for the architecture's baseline.
+    set(dispatch_flags ${flags})
+    if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+      _ansor_flags_for_target(dispatch_flags x86-64 ${flags})
+    endif()
+    set(dispatch_obj "${out_dir}/${lib}_dispatch.o")
+    add_custom_command(
+      OUTPUT "${dispatch_obj}"
+      COMMAND "${cxx}" ${dispatch_flags} ${language_flags} "${include_flags}" -c "${out_dir}/${lib}_dispatch${ANSOR_KERNEL_SOURCE_EXTENSION}"
+              -o "${dispatch_obj}"
+      DEPENDS "${out_dir}/${lib}_dispatch${ANSOR_KERNEL_SOURCE_EXTENSION}" "${out_dir}/${lib}.h" ${runtime_headers}
+      COMMENT "ansor: compiling ${lib} dispatcher"
+      VERBATIM)
+    list(APPEND objects "${dispatch_obj}")
+  endif()
 
   set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
   add_library(${lib} STATIC ${objects})
-  if(TARGET ${lib}_records)
-    add_dependencies(${lib} ${lib}_records)
-  endif()
   set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
   target_include_directories(${lib} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   target_link_libraries(${lib} PUBLIC Ansor::runtime)
   set_property(TARGET ${lib} PROPERTY ANSOR_DEF "${def}")
   set_property(TARGET ${lib} PROPERTY ANSOR_KERNELS "${ANSOR_KERNEL_NAMES}")
   set_property(TARGET ${lib} PROPERTY ANSOR_HEADER "${out_dir}/${lib}.h")
+  set_property(TARGET ${lib} PROPERTY ANSOR_TARGETS "${targets}")
+
+  if(stamps)
+    # With records to replay, every build asks the generator which records each kernel would
+    # replay (well under a second); a kernel's stamp file changes only when they do (new or
+    # better records: a tuning run, `<lib>_tune`, a colleague's cache), and then that kernel
+    # alone is generated again, and compiled again if its source changed.
+    add_custom_target(${lib}_records
+      ${stamp_commands}
+      BYPRODUCTS ${stamps}
+      DEPENDS ${gen_deps}
+      COMMENT "ansor: checking the records of ${lib}"
+      VERBATIM)
+    add_dependencies(${lib} ${lib}_records)
+  endif()
 
   if(ARG_CACHE_DIR)
     # `cmake --build . --target <lib>_tune` tunes every kernel as an explicit step (before a
-    # parallel build, say). TRIALS 0 only turns off tuning during the build.
-    set(trials_args)
-    if(NOT ARG_TRIALS EQUAL 0)
-      set(trials_args --trials "${ARG_TRIALS}")
-    endif()
+    # parallel build, say), the task scheduler sharing TRIALS per kernel (64 with TRIALS 0) among
+    # them; for several targets, each target the host's CPU runs in turn.
     add_custom_target(${lib}_tune
-      COMMAND ${gen_command} tune "${def}" --cache "${cache_dir}" --target "${ARG_TARGET}" --compiler "${cxx}" --flags "${flags_text}"
-              ${trials_args}
+      ${tune_commands}
       DEPENDS ${gen_deps}
       COMMENT "ansor: tuning ${lib}"
       USES_TERMINAL VERBATIM)
   endif()
+endfunction()
+
+# ansor_install_kernels(<lib> [NAMESPACE <ns>] [DESTINATION <dir for the package files>]
+#                       [COMPONENT <install component>])
+#
+# Installs a kernel library made by ansor_add_kernels() as a CMake package of its own, so that
+# a downstream project links the pretuned kernels with
+#   find_package(<lib> REQUIRED)
+#   target_link_libraries(app PRIVATE <ns><lib>)        # <ns> defaults to <lib>::
+# The package holds the archive, the header and <lib>Config.cmake, which finds Ansor's runtime
+# component (`find_package(Ansor COMPONENTS runtime)`): the downstream project needs neither the
+# generator nor its dependencies.
+function(ansor_install_kernels lib)
+  cmake_parse_arguments(ARG "" "NAMESPACE;DESTINATION;COMPONENT" "" ${ARGN})
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ansor_install_kernels(${lib}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${lib})
+    message(FATAL_ERROR "ansor_install_kernels(${lib}): no target ${lib}; call ansor_add_kernels(${lib} ...) first")
+  endif()
+  get_target_property(header ${lib} ANSOR_HEADER)
+  if(NOT header)
+    message(FATAL_ERROR "ansor_install_kernels(${lib}): ${lib} was not made by ansor_add_kernels()")
+  endif()
+  include(GNUInstallDirs)
+  include(CMakePackageConfigHelpers)
+  if(NOT DEFINED ARG_NAMESPACE)
+    set(ARG_NAMESPACE "${lib}::")
+  endif()
+  if(NOT ARG_DESTINATION)
+    set(ARG_DESTINATION "${CMAKE_INSTALL_LIBDIR}/cmake/${lib}")
+  endif()
+  if(NOT ARG_COMPONENT)
+    set(ARG_COMPONENT ${lib})
+  endif()
+  target_include_directories(${lib} INTERFACE "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  install(TARGETS ${lib} EXPORT ${lib}Targets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ${ARG_COMPONENT})
+  install(FILES "${header}" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ${ARG_COMPONENT})
+  install(EXPORT ${lib}Targets NAMESPACE ${ARG_NAMESPACE} DESTINATION ${ARG_DESTINATION} COMPONENT ${ARG_COMPONENT})
+  set(config "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}Config.cmake")
+  file(WRITE "${config}"
+       "# Package configuration of the pretuned kernel library ${lib}, generated by ansor_install_kernels().\n"
+       "include(CMakeFindDependencyMacro)\n"
+       "find_dependency(Ansor COMPONENTS runtime)\n"
+       "include(\"\${CMAKE_CURRENT_LIST_DIR}/${lib}Targets.cmake\")\n")
+  install(FILES "${config}" DESTINATION ${ARG_DESTINATION} COMPONENT ${ARG_COMPONENT})
 endfunction()

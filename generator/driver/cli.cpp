@@ -141,7 +141,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   emit->add_flag("--header-only", emit_opts.header_only, "write only the header and the registry");
   emit->add_option("--tune-hint", emit_opts.tune_hint, "with --stamps-only: the command that tunes, named in the untuned-kernels line");
   emit->add_flag("--stamps-only", emit_opts.stamps_only,
-                 "write only DIR/stamps/KERNEL.stamp, the records --schedule best would try, where they changed (the build's trigger to re-emit)");
+                 "write only DIR/stamps/LIB_KERNEL.stamp, the records --schedule best would try, where they changed (the build's trigger to re-emit)");
 
   SessionOptions tune_session;
   TuneOptions tune_opts;
@@ -193,9 +193,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_def(configure);
   configure->add_option("--name", lib_name, "library name")->required();
   configure->add_option("--out", out_dir, "output directory")->required();
-  std::string configure_target = "host";
-  configure->add_option("--target", configure_target, "the build's target, checked here so that a bad one fails at configure time")
+  std::vector<std::string> configure_targets = {"host"};
+  std::string configure_compiler, configure_flags;
+  configure->add_option("--target", configure_targets,
+                        "the build's target, checked here so that a bad one fails at configure time; repeated: a library for several "
+                        "CPU targets, dispatched at run time")
       ->capture_default_str();
+  configure->add_option("--compiler", configure_compiler, "with several targets: the kernel compiler, asked which CPU features each uses");
+  configure->add_option("--flags", configure_flags, "with several targets: the kernel flags (default: -O3 -march=native ...)");
 
   std::string kernel_name;
   CLI::App* lower = app.add_subcommand("lower", "Print a kernel's loop program under a schedule");
@@ -281,7 +286,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
     } else if (configure->parsed()) {
       check_lib_name(lib_name);
-      configure_library(program, lib_name, out_dir, configure_target);
+      configure_library(program, lib_name, out_dir, configure_targets, configure_compiler, split_flags(configure_flags));
     } else if (lower->parsed()) {
       const Kernel* k = program.find(kernel_name);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", kernel_name, def_path));

@@ -27,7 +27,7 @@ struct EmitOptions {
   SessionOptions session;    // cache, target, compiler: where `best` looks for records
   int trials = 0;            // with `best`: tune this many trials for a kernel without a record
   bool header_only = false;  // the header and the registry, no kernel sources
-  // Only DIR/stamps/K.stamp per kernel: the schedules of the records `best` would try, rewritten
+  // Only DIR/stamps/LIB_K.stamp per kernel: the schedules of the records `best` would try, rewritten
   // only when they change, so that a build re-emits exactly the kernels whose records changed.
   bool stamps_only = false;
   // With stamps_only and trials 0: the command that tunes the kernels, for the line naming the
@@ -58,16 +58,20 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
 
 // The header of the library (every kernel of the program).
 std::string library_header(const Program& program, const std::string& lib_name);
-// The registry source: `LIB_kernels()` over every kernel of the program.
-std::string library_registry(const Program& program, const std::string& lib_name);
+// The registry source: `LIB_kernels()` over every kernel of the program, and `LIB_target()`.
+std::string library_registry(const Program& program, const std::string& lib_name, const std::string& target);
 
 // Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
-// Checks `target` and the kernels' own targets as emit_library would, so that a build fails at
-// configure time, and records what the build needs of the target's code generator (source
-// extension, language flags).
+// Checks the targets and the kernels' own targets as emit_library would, so that a build fails
+// at configure time, and records what the build needs of the target's code generator (source
+// extension, language flags). With several (CPU) targets, writes instead of the registry a
+// header and registry per variant and the dispatcher (driver/library_dispatch.h), the features
+// of each variant asked of `compiler` with `flags` (empty: the defaults) for its CPU, and lists
+// the variants' library names in the .cmake file (ANSOR_KERNEL_VARIANT_LIBS).
 EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir,
-                             const std::string& target = "host");
+                             const std::vector<std::string>& targets = {"host"}, const std::string& compiler = "",
+                             const std::vector<std::string>& flags = {});
 
 // `LIB_K.cpp` (the generator's extension), the source of one kernel.
 std::string kernel_source_name(const std::string& lib_name, const std::string& kernel, const CodeGenerator& generator);

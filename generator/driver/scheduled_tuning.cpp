@@ -77,8 +77,8 @@ std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessio
       if (counted > 0) row.weight = counted;
     }
     TuningSession& session = sessions.for_kernel(k);
-    if (session.target().kind != Target::Kind::Cpu) {
-      row.skipped = fmt::format("not tuned: {} needs that GPU here", session.target().to_string());
+    if (!session.cannot_measure().empty()) {
+      row.skipped = "not tuned: " + session.cannot_measure();
       rows.push_back(row);
       continue;
     }

@@ -2,10 +2,12 @@
 #include "driver/tuning_session.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <filesystem>
 
+#include "measure/cpu_variant.h"
 #include "measure/host_target.h"
 #include "support/file_name.h"
 #include "tune/learned_scorer.h"
@@ -16,7 +18,10 @@ namespace ansor {
 TuningSession::TuningSession(SessionOptions options) : options_(std::move(options)) {}
 
 const KernelCompiler& TuningSession::compiler() {
-  if (!compiler_) compiler_ = make_kernel_compiler(options_.compiler, options_.flags);
+  // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).
+  if (!compiler_)
+    compiler_ = make_kernel_compiler(options_.compiler,
+                                     flags_for_cpu(options_.flags.empty() ? default_kernel_flags() : options_.flags, options_.target));
   return *compiler_;
 }
 
@@ -67,9 +72,23 @@ std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, 
   return found;
 }
 
+const std::string& TuningSession::cannot_measure() {
+  if (cannot_measure_) return *cannot_measure_;
+  cannot_measure_ = "";
+  if (target().kind != Target::Kind::Cpu) {
+    cannot_measure_ = "tuning for " + target().to_string() + " needs that GPU here";
+  } else if (is_cpu_name(options_.target)) {
+    KernelCompiler native = make_kernel_compiler(options_.compiler, options_.flags.empty() ? default_kernel_flags() : options_.flags);
+    std::vector<std::string> missing = missing_features(cpu_features(compiler()), cpu_features(native));
+    if (!missing.empty())
+      cannot_measure_ = fmt::format("tuning for {} needs a CPU that runs its code: this one lacks {}", options_.target, fmt::join(missing, ", "));
+  }
+  return *cannot_measure_;
+}
+
 const TuningCache& TuningSession::cache() {
   if (options_.cache_dir.empty()) throw std::runtime_error("tuning needs a cache directory (--cache) to keep its records");
-  if (target().kind != Target::Kind::Cpu) throw std::runtime_error("tuning for " + target().to_string() + " needs that GPU here");
+  if (!cannot_measure().empty()) throw std::runtime_error(cannot_measure());
   if (!cache_) cache_ = std::make_unique<TuningCache>(options_.cache_dir);
   return *cache_;
 }

@@ -45,6 +45,9 @@ class TuningSession {
   // The kernel's tuning task over this session's cache, measurer and cost model, for a caller
   // that runs its rounds (the task scheduler). Same errors as tune().
   std::unique_ptr<TuningTask> task(const Kernel& kernel, const TuneOptions& options);
+  // Why this machine cannot measure for the session's target (a GPU, or a CPU level whose
+  // features this CPU lacks); empty when it can.
+  const std::string& cannot_measure();
 
  private:
   Measurer& measurer();
@@ -55,6 +58,7 @@ class TuningSession {
   std::optional<Target> target_;
   std::unique_ptr<Measurer> measurer_;
   std::unique_ptr<TuningCache> cache_;  // tasks keep a reference to it
+  std::optional<std::string> cannot_measure_;
   // The cost model shared by the kernels tuned in this session (made when a policy first asks).
   std::function<std::shared_ptr<ProgramScorer>()> scorer_;
 };

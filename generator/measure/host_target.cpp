@@ -10,6 +10,8 @@
 #include <regex>
 #include <thread>
 
+#include "measure/cpu_variant.h"
+
 namespace ansor {
 
 namespace {
@@ -32,7 +34,13 @@ void query_native(const KernelCompiler& c, Target& t) {
   std::smatch m;
   if (std::regex_search(clang, m, std::regex("\"-target-cpu\" \"([^\"]+)\""))) {
     t.cpu = m[1];
-    auto has = [&](const char* feature) { return clang.find(fmt::format("\"+{}\"", feature)) != std::string::npos; };
+    // -march=native lists its features; a named CPU (x86-64-v3) implies them: the predefined
+    // macros say what either enables.
+    std::vector<std::string> features = cpu_features(c);
+    auto has = [&](const char* feature) {
+      return clang.find(fmt::format("\"+{}\"", feature)) != std::string::npos ||
+             std::find(features.begin(), features.end(), feature) != features.end();
+    };
     t.isa = has("avx512f") ? "avx512" : has("avx2") ? "avx2" : has("sse4.2") ? "sse4" : has("neon") ? "neon" : "generic";
     return;
   }
@@ -69,6 +77,11 @@ Target detect_host(const KernelCompiler& compiler, int threads) {
 
 Target resolve_target(const std::string& text, const KernelCompiler& compiler) {
   if (text.empty() || text == "host") return detect_host(compiler);
+  if (is_cpu_name(text)) {
+    KernelCompiler for_cpu = compiler;
+    for_cpu.flags = flags_for_cpu(compiler.flags, text);
+    return detect_host(for_cpu);
+  }
   return parse_target(text);
 }
 

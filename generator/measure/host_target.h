@@ -13,7 +13,8 @@ namespace ansor {
 // threads (0: the runtime's default, ANSOR_NUM_THREADS or all cores).
 Target detect_host(const KernelCompiler& compiler, int threads = 0);
 
-// "host" resolves to the host; anything else is parsed.
+// "host" resolves to the host; a CPU name (x86-64-v3) to the target its -march builds for, with
+// the host's threads and caches; anything else is parsed as a target string.
 Target resolve_target(const std::string& text, const KernelCompiler& compiler);
 
 }  // namespace ansor

@@ -52,7 +52,7 @@ install_ansor() {
   [[ -f $PREFIX/include/ansor/kernel_support.h ]] || fail "the package has no include/ansor/kernel_support.h"
   [[ -n $(find "$PREFIX" -name libansor_runtime.a) ]] || fail "the package has no libansor_runtime.a"
   local file
-  for file in AnsorConfig.cmake AnsorConfigVersion.cmake AnsorTargets.cmake AnsorKernels.cmake; do
+  for file in AnsorConfig.cmake AnsorConfigVersion.cmake AnsorRuntimeTargets.cmake AnsorGeneratorTargets.cmake AnsorKernels.cmake; do
     [[ -n $(find "$PREFIX" -path "*/cmake/Ansor/$file") ]] || fail "the package has no cmake/Ansor/$file"
   done
 }

@@ -2,7 +2,9 @@
 # Integration test, package mode: installs the main build, then builds the consumer project
 # against it with find_package(Ansor) and runs its programs. Checks that the installed generator
 # is used (none is built at configure time), that the consumer can be configured twice, and that
-# a program compiled by gcc links the kernel archive compiled by clang++.
+# a program compiled by gcc links the kernel archive compiled by clang++. Then installs the
+# consumer's kernel library (ansor_install_kernels) and Ansor's runtime component alone, and
+# builds and runs a downstream project against them with no generator in sight.
 source "$(dirname "$0")/common.sh"
 
 install_ansor
@@ -40,5 +42,39 @@ for source in main.cpp main.c; do
 done
 
 run_consumer "$build"
+
+step "installing the kernel library, and Ansor's runtime component alone"
+kernels_prefix=$WORK_DIR/kernels-prefix runtime_prefix=$WORK_DIR/runtime-prefix
+run "$WORK_DIR/install-kernels.log" "$CMAKE" --install "$build" --prefix "$kernels_prefix"
+run "$WORK_DIR/install-runtime.log" "$CMAKE" --install "$ANSOR_BUILD_DIR" --component runtime --prefix "$runtime_prefix"
+[[ -f $kernels_prefix/include/consumer_kernels.h ]] || fail "the kernel package has no header"
+[[ -n $(find "$kernels_prefix" -name libconsumer_kernels.a) ]] || fail "the kernel package has no archive"
+[[ -n $(find "$runtime_prefix" -name libansor_runtime.a) ]] || fail "the runtime component has no libansor_runtime.a"
+if [[ -n $(find "$kernels_prefix" "$runtime_prefix" -name 'ansor-gen*' -o -name 'ansor-measure-worker' -o -name 'AnsorKernels.cmake') ]]; then
+  fail "the runtime-only prefixes hold generator files: $(find "$kernels_prefix" "$runtime_prefix" -name 'ansor-gen*')"
+fi
+
+step "building and running a downstream project with only those two prefixes and no generator on PATH"
+downstream=$WORK_DIR/downstream-build
+clean_path=$(tr ':' '\n' <<<"$PATH" | grep -v -e "$PREFIX" -e "$ANSOR_BUILD_DIR" | paste -sd:)
+PATH=$clean_path command -v ansor-gen >/dev/null && fail "ansor-gen is on the PATH"
+PATH=$clean_path run "$WORK_DIR/downstream-configure.log" "$CMAKE" -S "$ANSOR_SOURCE_DIR/tests/integration/downstream" -B "$downstream" \
+  "${CONSUMER_CMAKE_ARGS[@]}" "-DCMAKE_PREFIX_PATH=$kernels_prefix;$runtime_prefix"
+PATH=$clean_path run "$WORK_DIR/downstream-build.log" "$CMAKE" --build "$downstream"
+run "$WORK_DIR/downstream-run.log" "$downstream/downstream_c"
+
+step "asking for Ansor's generator where only the runtime is installed fails clearly"
+mkdir -p "$WORK_DIR/wants-generator"
+cat >"$WORK_DIR/wants-generator/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(wants_generator LANGUAGES CXX)
+find_package(Ansor REQUIRED COMPONENTS runtime generator)
+CMAKE
+if "$CMAKE" -S "$WORK_DIR/wants-generator" -B "$WORK_DIR/wants-generator/build" "-DCMAKE_PREFIX_PATH=$runtime_prefix" \
+  >"$WORK_DIR/wants-generator.log" 2>&1; then
+  fail "find_package(Ansor COMPONENTS generator) succeeded without the generator (see $WORK_DIR/wants-generator.log)"
+fi
+grep -q "the generator component (ansor-gen, ansor_add_kernels) is not installed" "$WORK_DIR/wants-generator.log" ||
+  fail "unclear error (see $WORK_DIR/wants-generator.log)"
 echo
 echo "PASS: package mode"

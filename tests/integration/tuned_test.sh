@@ -52,7 +52,10 @@ grep -q "(${records} in the cache, $((10 * kernels - records)) to go)" "$WORK_DI
 [[ $(cat "$cache"/*.jsonl | wc -l) -eq $((10 * kernels)) ]] || fail "the tune target did not measure up to its budget"
 records=$((10 * kernels))
 build_consumer "$WORK_DIR/build-tuned.log" "$build"
-changed_stamps=$(for f in "$out_dir"/stamps/*.stamp; do cmp -s "$f" "$WORK_DIR/before/stamps/$(basename "$f")" || basename "$f" .stamp; done | sort | xargs)
+changed_stamps=$(for f in "$out_dir"/stamps/*.stamp; do
+  k=$(basename "$f" .stamp); k=${k#consumer_kernels_}
+  cmp -s "$f" "$WORK_DIR/before/stamps/$(basename "$f")" || echo "$k"
+done | sort | xargs)
 changed_sources=$(for f in "$out_dir"/consumer_kernels_*.cpp; do
   k=$(basename "$f" .cpp); k=${k#consumer_kernels_}
   [[ $k == registry ]] || cmp -s "$f" "$WORK_DIR/before/$(basename "$f")" || echo "$k"

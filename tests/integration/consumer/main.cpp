@@ -238,6 +238,6 @@ int main() {
     std::fprintf(stderr, "consumer_cpp: %d check(s) failed\n", failures);
     return 1;
   }
-  std::printf("consumer_cpp: all kernels match their references\n");
+  std::printf("consumer_cpp: all kernels match their references (target %s)\n", consumer_kernels_target());
   return 0;
 }

@@ -316,29 +316,29 @@ TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {
             std::string::npos)
       << out_.str();
   EXPECT_FALSE(fs::exists(out / "lib_add1.cpp")) << "stamps only";
-  std::string before = read_text(out / "stamps" / "add1.stamp");
-  auto mtime = fs::last_write_time(out / "stamps" / "add1.stamp");
+  std::string before = read_text(out / "stamps" / "lib_add1.stamp");
+  auto mtime = fs::last_write_time(out / "stamps" / "lib_add1.stamp");
   ASSERT_EQ(stamps(), 0) << err_.str();
-  EXPECT_EQ(fs::last_write_time(out / "stamps" / "add1.stamp"), mtime) << "an unchanged stamp is not rewritten";
+  EXPECT_EQ(fs::last_write_time(out / "stamps" / "lib_add1.stamp"), mtime) << "an unchanged stamp is not rewritten";
   TuningCache(cache.string()).append(add1_record(kHere, 1e-3, 3));
   ASSERT_EQ(stamps(), 0) << err_.str();
   EXPECT_NE(out_.str().find("add1: its records changed"), std::string::npos) << out_.str();
   EXPECT_EQ(out_.str().find("mm: its records changed"), std::string::npos) << out_.str();
   EXPECT_NE(out_.str().find("1 kernel of lib without a tuning record uses the default schedule (mm); tune it with"), std::string::npos)
       << out_.str();
-  std::string after = read_text(out / "stamps" / "add1.stamp");
+  std::string after = read_text(out / "stamps" / "lib_add1.stamp");
   EXPECT_NE(after, before);
   EXPECT_NE(after.find("split(Y, i, [3])"), std::string::npos) << after;
   // A slower record of the same kernel changes what emit would try after the best: a new stamp;
   // re-measuring the same schedule does not.
   TuningCache(cache.string()).append(add1_record(kHere, 2e-3, 3));
   ASSERT_EQ(stamps(), 0) << err_.str();
-  EXPECT_EQ(read_text(out / "stamps" / "add1.stamp"), after);
+  EXPECT_EQ(read_text(out / "stamps" / "lib_add1.stamp"), after);
   // Emitting a kernel writes the stamp of the records it used.
-  fs::remove(out / "stamps" / "add1.stamp");
+  fs::remove(out / "stamps" / "lib_add1.stamp");
   ASSERT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--target", kHere, "--kernel", "add1"}), 0)
       << err_.str();
-  EXPECT_EQ(read_text(out / "stamps" / "add1.stamp"), after);
+  EXPECT_EQ(read_text(out / "stamps" / "lib_add1.stamp"), after);
 }
 
 TEST_F(CliTest, LowerPrintsTheLoopProgram) {

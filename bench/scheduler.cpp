@@ -1,0 +1,145 @@
+// The task scheduler on a network: the kernels of a kernels.def with a network (default: the
+// ResNet-50 layers of bench/resnet50.def) tuned from an empty cache under one total budget by
+// each scheduling strategy, then every kernel's best program of each strategy, and its default
+// schedule, timed in this process by one protocol (const inputs packed once), kernel by kernel so
+// that the strategies meet the same minute of load; the network's weighted latency
+// Σ count × time for each.
+//
+//   bench_scheduler [--def FILE] [--total-trials N] [--strategy gradient,round-robin] [--seed S]
+//                   [--keep-records DIR] [--csv FILE]
+//
+// Defaults: bench/resnet50.def, 40 trials per kernel in all, both strategies.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "bench_support.h"
+#include "driver/scheduled_tuning.h"
+#include "measure/host_target.h"
+#include "sampler/default_schedule.h"
+
+using namespace ansor;
+
+namespace {
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(item);
+  return out;
+}
+
+// Seconds of one call of the kernel's state, with its const inputs packed once.
+double time_state(const Kernel& kernel, const State& state, const std::string& work_dir) {
+  bench::LoadedKernel loaded(kernel.name, state, work_dir);
+  bench::KernelArguments args(loaded.info());
+  const ansor_kernel_info& info = loaded.info();
+  return bench::median_seconds([&] { info.call_packed(args.packed_ptrs.data()); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  std::string def_path = ANSOR_BENCH_SOURCE_DIR "/bench/resnet50.def", keep_dir, csv_path;
+  std::vector<std::string> strategies = {"gradient", "round-robin"};
+  int total_trials = -1;
+  uint64_t seed = 0;
+  for (int i = 1; i < argc; i += 2) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(fmt::format("{} needs a value", flag));
+    std::string value = argv[i + 1];
+    if (flag == "--def") def_path = value;
+    else if (flag == "--total-trials") total_trials = std::stoi(value);
+    else if (flag == "--strategy") strategies = split(value);
+    else if (flag == "--seed") seed = std::stoull(value);
+    else if (flag == "--keep-records") keep_dir = value;
+    else if (flag == "--csv") csv_path = value;
+    else throw std::invalid_argument(fmt::format("unknown flag '{}'", flag));
+  }
+  Program program = load_program_file(def_path);
+  if (total_trials < 0) total_trials = 40 * static_cast<int>(program.kernels.size());
+  std::map<std::string, double> counts;  // per kernel: runs per inference over the networks
+  for (const Network& n : program.networks)
+    for (const NetworkMember& m : n.members) counts[m.kernel] += m.count;
+  for (const Kernel& k : program.kernels)
+    if (!counts.count(k.name)) counts[k.name] = k.attrs.weight;
+  // The schedulers' sessions run candidates in the benchmarks' worker.
+  ::setenv("ANSOR_MEASURE_WORKER", ANSOR_BENCH_WORKER, 0);
+
+  std::string work_dir = bench::temp_path("scheduler");
+  std::map<std::string, std::map<std::string, State>> best;  // strategy -> kernel -> best schedule
+  std::map<std::string, double> tuning_seconds;
+  for (const std::string& strategy : strategies) {
+    std::string cache_dir = keep_dir.empty() ? work_dir + "-cache-" + strategy : keep_dir + "/" + strategy;
+    std::filesystem::remove_all(cache_dir);
+    SessionOptions session;
+    session.cache_dir = cache_dir;
+    session.work_dir = work_dir + "-measure";
+    ScheduledTuningOptions options;
+    options.tune.seed = seed;
+    options.total_trials = total_trials;
+    if (strategy == "round-robin") options.scheduler.strategy = SchedulingStrategy::RoundRobin;
+    else if (strategy != "gradient") throw std::invalid_argument(fmt::format("unknown strategy '{}' (gradient, round-robin)", strategy));
+    fmt::print("== {} scheduler, {} trials for {} kernels\n", strategy, total_trials, program.kernels.size());
+    auto start = std::chrono::steady_clock::now();
+    {
+      TuningSessions sessions(session);
+      print_scheduled_summary(tune_scheduled(program, sessions, options, std::cout), std::cout);
+      tuning_seconds[strategy] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (const Kernel& k : program.kernels) {
+        std::vector<std::string> notes;
+        std::vector<ReplayedRecord> found = sessions.for_kernel(k).best(k, 1, notes);
+        if (!found.empty()) best[strategy].emplace(k.name, found.front().state);
+      }
+    }
+    if (keep_dir.empty()) std::filesystem::remove_all(cache_dir);
+  }
+
+  // Every kernel's programs timed side by side: the default schedule, then each strategy's best.
+  fmt::print("\n{:<26} {:>6} {:>12}", "kernel", "count", "default ms");
+  for (const std::string& s : strategies) fmt::print(" {:>14}", s + " ms");
+  fmt::print("\n");
+  std::map<std::string, double> latency;  // strategy (and "default") -> Σ count × seconds
+  std::ofstream csv;
+  if (!csv_path.empty()) {
+    csv.open(csv_path);
+    csv << "kernel,count,default_seconds";
+    for (const std::string& s : strategies) csv << "," << s << "_seconds";
+    csv << "\n";
+  }
+  const SamplerContext host = SamplerContext::for_target(detect_host(make_kernel_compiler()));
+  for (const Kernel& k : program.kernels) {
+    auto dag = std::make_shared<const ComputeDAG>(k.dag);
+    double count = counts[k.name];
+    double default_seconds = time_state(k, default_schedule(dag, host), work_dir + "-time");
+    latency["default"] += count * default_seconds;
+    fmt::print("{:<26} {:>6.3g} {:>12.3f}", k.name, count, default_seconds * 1e3);
+    if (csv.is_open()) csv << fmt::format("{},{},{:.6g}", k.name, count, default_seconds);
+    for (const std::string& s : strategies) {
+      auto found = best[s].find(k.name);
+      double seconds = found == best[s].end() ? default_seconds : time_state(k, found->second, work_dir + "-time");
+      latency[s] += count * seconds;
+      fmt::print(" {:>14.3f}", seconds * 1e3);
+      if (csv.is_open()) csv << fmt::format(",{:.6g}", seconds);
+    }
+    fmt::print("\n");
+    if (csv.is_open()) csv << "\n";
+  }
+  std::filesystem::remove_all(work_dir + "-time");
+  fmt::print("\nweighted end-to-end latency (Σ count × time of one call): default schedules {:.3f} ms\n", latency["default"] * 1e3);
+  for (const std::string& s : strategies)
+    fmt::print("  {:<12} {:>9.3f} ms ({:.2f}x the default schedules), {} trials in {:.0f} s\n", s, latency[s] * 1e3,
+               latency["default"] / latency[s], total_trials, tuning_seconds[s]);
+  return 0;
+} catch (const std::exception& e) {
+  std::cerr << "bench_scheduler: " << e.what() << "\n";
+  return 1;
+}
