@@ -22,7 +22,9 @@ constexpr std::pair<const char*, const char*> kFeatureMacros[] = {
 
 }  // namespace
 
-bool is_cpu_name(const std::string& target) { return !target.empty() && target != "host" && target.find(':') == std::string::npos; }
+bool is_cpu_name(const std::string& target) {
+  return !target.empty() && target != "host" && target != "cuda" && target.find(':') == std::string::npos;
+}
 
 std::vector<std::string> flags_for_cpu(const std::vector<std::string>& flags, const std::string& cpu) {
   if (!is_cpu_name(cpu)) return flags;

@@ -12,7 +12,7 @@
 namespace ansor {
 
 // Whether a --target names a CPU for -march (x86-64-v3, skylake-avx512, ...) rather than the
-// host or a full target string (cpu:ARCH:CPU:ISA:tN).
+// host, the present GPU (cuda) or a full target string (cpu:ARCH:CPU:ISA:tN).
 bool is_cpu_name(const std::string& target);
 
 // The flags that build kernels for `cpu`: -march=native (or -mcpu=native) becomes -march=cpu;

@@ -1,0 +1,55 @@
+// The dispatcher of a library for several CPU targets: every function of the C interface
+// forwards to each variant, the most demanding variant is tried first, and the choice honours
+// ANSOR_KERNEL_TARGET.
+#include "driver/library_dispatch.h"
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+constexpr const char* kDef = R"(kernel mm {
+  A = input f32[4, 6]
+  B = const f32[6, 5]
+  C = matmul(A, B)
+}
+kernel add1 {
+  X = input i32[3]
+  Y[i:3] = X[i] + 1
+}
+)";
+
+TEST(LibraryDispatchTest, VariantsAreNamedByTheirTargetsAsCIdentifiers) {
+  EXPECT_EQ(variant_lib_name("lib", "x86-64-v3"), "lib__x86_64_v3");
+  EXPECT_EQ(variant_lib_name("lib", "host"), "lib__host");
+}
+
+TEST(LibraryDispatchTest, EveryFunctionForwardsToEveryVariantMostDemandingFirst) {
+  Program p = test::parse(kDef);
+  std::string src = library_dispatcher(p, "lib",
+                                       {{"x86-64-v3", "lib__x86_64_v3", {"avx2", "fma"}},
+                                        {"x86-64-v4", "lib__x86_64_v4", {"avx2", "fma", "avx512f"}},
+                                        {"x86-64-v2", "lib__x86_64_v2", {}}});
+  // Most demanding first: v4 is case 0, v3 case 1, v2 (no feature) case 2.
+  EXPECT_NE(src.find("{\"x86-64-v4\", runs_variant_0},\n    {\"x86-64-v3\", runs_variant_1},\n    {\"x86-64-v2\", runs_variant_2},"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("bool runs_variant_2() { return true; }"), std::string::npos);
+  EXPECT_NE(src.find("__builtin_cpu_supports(\"avx512f\")"), std::string::npos);
+  for (const char* fn : {"int lib_mm(const float* A, const float* B, float* C)", "int64_t lib_mm_B_packed_elements(void)",
+                         "int lib_mm_pack_B(const float* B, float* B_packed)", "int lib_mm_packed(const float* A, const float* B, float* C)",
+                         "int lib_add1(const int32_t* X, int32_t* Y)", "const ansor_kernel_info* lib_kernels(int* count)",
+                         "const char* lib_target(void)"})
+    EXPECT_NE(src.find(fn), std::string::npos) << fn << "\n" << src;
+  EXPECT_NE(src.find("case 0: return lib__x86_64_v4_mm_packed(A, B, C);"), std::string::npos);
+  EXPECT_NE(src.find("case 2: return lib__x86_64_v2_add1(X, Y);"), std::string::npos);
+  EXPECT_NE(src.find("case 1: return lib__x86_64_v3_mm_B_packed_elements();"), std::string::npos);
+  EXPECT_EQ(src.find("lib__x86_64_v3_add1_X_packed"), std::string::npos) << "add1 has no const input";
+  EXPECT_NE(src.find("std::getenv(\"ANSOR_KERNEL_TARGET\")"), std::string::npos);
+  EXPECT_NE(src.find("#include \"lib__x86_64_v2.h\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ansor
