@@ -64,4 +64,13 @@ double recall_at_k(std::span<const double> throughputs, std::span<const double> 
   return static_cast<double>(both.size()) / static_cast<double>(n);
 }
 
+double top_k_quality(std::span<const double> throughputs, std::span<const double> predicted, int k) {
+  if (predicted.size() != throughputs.size())
+    throw std::invalid_argument("top_k_quality: throughputs and predictions differ in length");
+  if (throughputs.empty() || k < 1) return std::numeric_limits<double>::quiet_NaN();
+  double found = 0;
+  for (size_t i : top_k(predicted, std::min(static_cast<size_t>(k), throughputs.size()))) found = std::max(found, throughputs[i]);
+  return found / *std::max_element(throughputs.begin(), throughputs.end());
+}
+
 }  // namespace ansor

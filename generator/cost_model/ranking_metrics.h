@@ -18,4 +18,11 @@ double pairwise_accuracy(std::span<const std::string> workloads, std::span<const
 // are broken by position). NaN when there is no program or k < 1.
 double recall_at_k(std::span<const double> throughputs, std::span<const double> predicted, int k);
 
+// The best true throughput among the k programs with the highest predicted scores, over the
+// best true throughput of all (programs of one workload): what measuring the model's top k
+// would find, 1 when it finds the best. Unlike recall it does not count as a miss a program
+// that is as fast as the best within the measurements' noise. NaN when there is no program or
+// k < 1.
+double top_k_quality(std::span<const double> throughputs, std::span<const double> predicted, int k);
+
 }  // namespace ansor

@@ -100,5 +100,16 @@ TEST(RankingMetricsTest, RecallAtK) {
   EXPECT_TRUE(std::isnan(recall_at_k(truth, predicted, 0)));
 }
 
+TEST(RankingMetricsTest, TopKQuality) {
+  std::vector<double> truth{5, 4, 3, 2, 1};
+  std::vector<double> predicted{1, 5, 4, 0, 3};
+  // The predicted top 1 and top 3 hold at best the program of true throughput 4 (of 5); the
+  // predicted top 5 (all) hold the best.
+  EXPECT_DOUBLE_EQ(top_k_quality(truth, predicted, 1), 0.8);
+  EXPECT_DOUBLE_EQ(top_k_quality(truth, predicted, 3), 0.8);
+  EXPECT_DOUBLE_EQ(top_k_quality(truth, predicted, 10), 1.0);
+  EXPECT_TRUE(std::isnan(top_k_quality(truth, predicted, 0)));
+}
+
 }  // namespace
 }  // namespace ansor
