@@ -63,6 +63,7 @@ void TuningTask::load_known(const TuningCache& cache) {
 int TuningTask::run_round(int n, std::ostream& progress) {
   int wanted = std::min(n, trials_left());
   if (wanted <= 0) return 0;
+  auto round_start = std::chrono::steady_clock::now();
   // The default schedule (what the kernel gets without a record) is measured first, once: a
   // search that has not found better yet never leaves the kernel slower than no tuning at all.
   int from_policy = wanted - (default_schedule_ ? 1 : 0);
@@ -105,11 +106,16 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   policy_->update(measured);
   search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
   ++rounds_;
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - round_start).count();
   // Where the round's time went: the search (propose and update), building, running, and
-  // waiting for another process's measurements.
-  fmt::print(progress, "[tune] {}: {} trials, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
-             kernel_.name,
-             options_.shared_budget ? fmt::format("{}", summary_.measured) : fmt::format("{}/{}", summary_.measured, options_.trials),
+  // waiting for another process's measurements; with a budget of its own, how long the kernel
+  // has taken and will take at this pace.
+  std::string trials = options_.shared_budget
+                           ? fmt::format("{}", summary_.measured)
+                           : fmt::format("{}/{} trials in {:.0f} s, about {:.0f} s left", summary_.measured, options_.trials, seconds_,
+                                         seconds_ / summary_.measured * trials_left());
+  fmt::print(progress, "[tune] {}: {}{}, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
+             kernel_.name, trials, options_.shared_budget ? " trials" : "",
              summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet",
              rounds_, measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before, search_seconds,
              measurer_.lock_wait_seconds() - wait_before, failed ? fmt::format(", {} failed", failed) : "");

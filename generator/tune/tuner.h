@@ -75,6 +75,7 @@ class TuningTask {
   std::unique_ptr<SearchPolicy> policy_;
   TuneSummary summary_;
   int rounds_ = 0;
+  double seconds_ = 0;  // spent in this task's rounds
   std::optional<State> default_schedule_;  // until it is measured (or found in the cache)
 };
 
