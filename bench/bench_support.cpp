@@ -9,12 +9,21 @@
 #include <chrono>
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "measure/builder.h"
 #include "measure/host_target.h"
 
 namespace ansor::bench {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) out.push_back(item);
+  return out;
+}
 
 double median_seconds(const std::function<void()>& call, double min_seconds) {
   call();

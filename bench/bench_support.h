@@ -44,6 +44,9 @@ kernel dense_bias_gelu {
 }
 )";
 
+// "a,b,c" as {"a", "b", "c"}: the benchmarks' list options.
+std::vector<std::string> split_list(const std::string& text);
+
 // Median seconds of one call over calls adding up to at least min_seconds (and 5 calls).
 double median_seconds(const std::function<void()>& call, double min_seconds = 0.5);
 

@@ -17,7 +17,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 #include "bench_support.h"
@@ -28,14 +27,6 @@
 using namespace ansor;
 
 namespace {
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
 
 // Seconds of one call of the kernel's state, with its const inputs packed once.
 double time_state(const Kernel& kernel, const State& state, const std::string& work_dir) {
@@ -58,7 +49,7 @@ int main(int argc, char** argv) try {
     std::string value = argv[i + 1];
     if (flag == "--def") def_path = value;
     else if (flag == "--total-trials") total_trials = std::stoi(value);
-    else if (flag == "--strategy") strategies = split(value);
+    else if (flag == "--strategy") strategies = bench::split_list(value);
     else if (flag == "--seed") seed = std::stoull(value);
     else if (flag == "--keep-records") keep_dir = value;
     else if (flag == "--csv") csv_path = value;

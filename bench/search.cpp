@@ -26,7 +26,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 
 #include "bench_support.h"
@@ -37,14 +36,6 @@
 using namespace ansor;
 
 namespace {
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) out.push_back(item);
-  return out;
-}
 
 // Inputs in the kernel's argument order, drawn at random, and an output buffer.
 struct VendorBuffers {
@@ -192,7 +183,7 @@ int main(int argc, char** argv) try {
     std::string value = argv[i + 1];
     if (flag == "--trials") {
       budgets.clear();
-      for (const std::string& b : split(value)) budgets.push_back(std::stoi(b));
+      for (const std::string& b : bench::split_list(value)) budgets.push_back(std::stoi(b));
       std::sort(budgets.begin(), budgets.end());
     } else if (flag == "--kernel") {
       kernels.push_back(value);
@@ -202,7 +193,7 @@ int main(int argc, char** argv) try {
       def_text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
       from_def = true;
     } else if (flag == "--policy") {
-      policies = split(value);
+      policies = bench::split_list(value);
     } else if (flag == "--seed") {
       seed = std::stoull(value);
     } else if (flag == "--csv") {

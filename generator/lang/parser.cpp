@@ -67,12 +67,7 @@ class Parser {
     k.name = name.text;
     k.loc = name.loc;
     k.begin_offset = kw.offset;
-    if (accept(Tok::LParen)) {
-      do {
-        k.attrs.push_back(parse_attr());
-      } while (accept(Tok::Comma));
-      expect(Tok::RParen, "to close the attribute list");
-    }
+    k.attrs = parse_attr_list();
     expect(Tok::LBrace, fmt::format("to open the body of kernel '{}'", k.name).c_str());
     while (!at(Tok::RBrace)) {
       if (at(Tok::End)) fail(cur(), fmt::format("expected '}}' to close kernel '{}', found end of file", k.name));
@@ -91,12 +86,7 @@ class Parser {
     Token name = expect(Tok::Ident, "after 'network'");
     n.name = name.text;
     n.loc = name.loc;
-    if (accept(Tok::LParen)) {
-      do {
-        n.attrs.push_back(parse_attr());
-      } while (accept(Tok::Comma));
-      expect(Tok::RParen, "to close the attribute list");
-    }
+    n.attrs = parse_attr_list();
     expect(Tok::LBrace, fmt::format("to open the body of network '{}'", n.name).c_str());
     while (!at(Tok::RBrace)) {
       if (at(Tok::End)) fail(cur(), fmt::format("expected '}}' to close network '{}', found end of file", n.name));
@@ -114,6 +104,17 @@ class Parser {
     }
     take();  // }
     return n;
+  }
+
+  // [ '(' attr { ',' attr } ')' ]
+  std::vector<AstAttr> parse_attr_list() {
+    std::vector<AstAttr> attrs;
+    if (!accept(Tok::LParen)) return attrs;
+    do {
+      attrs.push_back(parse_attr());
+    } while (accept(Tok::Comma));
+    expect(Tok::RParen, "to close the attribute list");
+    return attrs;
   }
 
   AstAttr parse_attr() {
