@@ -29,6 +29,12 @@ std::vector<State> AnsorPolicy::propose(int n) {
   // ε·n random samples, the fraction drawn: small batches get one now and then.
   double random_share = search_.params().eps_greedy * n;
   int random = static_cast<int>(random_share) + (std::bernoulli_distribution(random_share - std::floor(random_share))(rng_) ? 1 : 0);
+  // Until the scorer is trained (too few measured programs, and none in the cache to transfer
+  // from), the whole batch is sampled at random, as TVM's policy does with a random model: the
+  // evolution would only rewrite the first programs measured. Seen on a 56x56, 64-channel conv
+  // on Zen 4: random sampling found 215 GFLOP/s in 32 trials, evolving with random scores
+  // 89 GFLOP/s in 128.
+  if (!scorer_->informative()) random = n;
   std::vector<State> out;
   if (n > random) {
     std::vector<State> seeds;

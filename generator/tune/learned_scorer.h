@@ -43,6 +43,7 @@ class LearnedScorer final : public ProgramScorer {
   std::vector<double> score(const std::vector<State>& states) override;
   // Adds the measured programs that succeeded and were not known yet, then retrains and saves.
   void update(const std::vector<MeasuredCandidate>& measured) override;
+  bool informative() const override { return model_.trained(); }
 
   const XGBoostModel& model() const { return model_; }
   int training_programs() const { return static_cast<int>(programs_.size()); }

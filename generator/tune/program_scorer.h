@@ -20,6 +20,9 @@ class ProgramScorer {
   virtual std::vector<double> score(const std::vector<State>& states) = 0;
   // Learns from measured programs (failed ones too: their records say why).
   virtual void update(const std::vector<MeasuredCandidate>& measured) = 0;
+  // Whether the scores carry information: false while they are random (no trained model), when
+  // a search guided by them would only wander around the programs measured first.
+  virtual bool informative() const { return true; }
 };
 
 // Scores drawn uniformly from [0, 1), new ones on every call; it learns nothing.
@@ -28,6 +31,7 @@ class RandomScorer final : public ProgramScorer {
   explicit RandomScorer(uint64_t seed) : rng_(seed) {}
   std::vector<double> score(const std::vector<State>& states) override;
   void update(const std::vector<MeasuredCandidate>&) override {}
+  bool informative() const override { return false; }
 
  private:
   std::mt19937_64 rng_;

@@ -1,6 +1,7 @@
 // The ansor policy: registered (with its variant without crossover), it never proposes a
 // program twice nor one reported measured; it scores with the task's scorer, shared between
-// tasks, and teaches it what was measured; ε-greedy mixes random samples into the batch.
+// tasks, and teaches it what was measured; ε-greedy mixes random samples into the batch, and
+// the batch is all random while the scorer is untrained.
 #include "tune/ansor_policy.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +22,9 @@ class CountingScorer final : public ProgramScorer {
     return random.score(states);
   }
   void update(const std::vector<MeasuredCandidate>& measured) override { learned += static_cast<int>(measured.size()); }
+  bool informative() const override { return trained; }
 
+  bool trained = true;
   int scored = 0, learned = 0;
   RandomScorer random{1};
 };
@@ -101,6 +104,20 @@ TEST_F(AnsorPolicyTest, EpsilonGreedyDrawsItsShareAtRandom) {
   AnsorPolicy searched(task(3, scorer), none_random);
   EXPECT_EQ(searched.propose(10).size(), 10u);
   EXPECT_GT(scorer->scored, 0);
+}
+
+TEST_F(AnsorPolicyTest, AnUntrainedScorerMakesTheWholeBatchRandom) {
+  auto scorer = std::make_shared<CountingScorer>();
+  scorer->trained = false;
+  AnsorPolicy policy(task(5, scorer), EvolutionParams{});
+  std::vector<State> first = policy.propose(16);
+  EXPECT_EQ(first.size(), 16u);
+  policy.update(measured(first, 1e-3));
+  EXPECT_EQ(policy.propose(16).size(), 16u);
+  EXPECT_EQ(scorer->scored, 0) << "random scores guide nothing: no search";
+  scorer->trained = true;
+  EXPECT_EQ(policy.propose(16).size(), 16u);
+  EXPECT_GT(scorer->scored, 0) << "a trained scorer guides the evolution";
 }
 
 }  // namespace
