@@ -5,15 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <stdexcept>
 
 namespace ansor {
 
 namespace {
-
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 struct ObjectiveName {
   SchedulerObjective objective;
