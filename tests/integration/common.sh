@@ -57,6 +57,13 @@ install_ansor() {
   done
 }
 
+# require_generator: sets gen to the main build's ansor-gen, for the tests that run it directly.
+require_generator() {
+  : "${ANSOR_BUILD_DIR:?set ANSOR_BUILD_DIR to a build of ansor}"
+  gen=$ANSOR_BUILD_DIR/generator/ansor-gen
+  [[ -x $gen ]] || fail "no ansor-gen at $gen"
+}
+
 # How the consumer project is configured: with gcc, so that the kernel archive (built by
 # clang++) is linked by a different compiler, and with Ninja, whose output the tests read.
 CONSUMER_CMAKE_ARGS=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc)

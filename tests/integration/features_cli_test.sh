@@ -5,10 +5,8 @@
 # name behave.
 source "$(dirname "$0")/common.sh"
 
-: "${ANSOR_BUILD_DIR:?set ANSOR_BUILD_DIR to a build of ansor}"
-gen=$ANSOR_BUILD_DIR/generator/ansor-gen
+require_generator
 def=$CONSUMER_SOURCE_DIR/kernels.def
-[[ -x $gen ]] || fail "no ansor-gen in $ANSOR_BUILD_DIR/generator"
 
 kernels=$("$gen" list "$def" | grep -v '^ ') || fail "ansor-gen list found no kernels in $def"
 for kernel in $kernels; do

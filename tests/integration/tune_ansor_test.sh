@@ -6,9 +6,7 @@
 # measuring. Runs the build's own ansor-gen (no consumer project).
 source "$(dirname "$0")/common.sh"
 
-: "${ANSOR_BUILD_DIR:?set ANSOR_BUILD_DIR to a build of ansor}"
-gen=$ANSOR_BUILD_DIR/generator/ansor-gen
-[[ -x $gen ]] || fail "no ansor-gen at $gen"
+require_generator
 def=$WORK_DIR/kernels.def
 cache=$WORK_DIR/cache
 cat >"$def" <<'DEF'

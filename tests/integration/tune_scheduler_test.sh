@@ -5,9 +5,7 @@
 # continues from the records; a bad objective for the file's networks is an error.
 source "$(dirname "$0")/common.sh"
 
-: "${ANSOR_BUILD_DIR:?set ANSOR_BUILD_DIR to a build of ansor}"
-gen=$ANSOR_BUILD_DIR/generator/ansor-gen
-[[ -x $gen ]] || fail "no ansor-gen at $gen"
+require_generator
 def=$WORK_DIR/kernels.def
 cache=$WORK_DIR/cache
 cat >"$def" <<'DEF'

@@ -20,6 +20,19 @@
 
 namespace ansor::test {
 
+// A valid file of two small kernels (a matmul with a const operand, an integer add) that the
+// command-line and library tests share.
+constexpr const char* kTwoKernelsDef = R"(kernel mm {
+  A = input f32[4, 6]
+  B = const f32[6, 5]
+  C = matmul(A, B)
+}
+kernel add1 {
+  X = input i32[3]
+  Y[i:3] = X[i] + 1
+}
+)";
+
 inline Program parse(const std::string& text, const std::string& path = "test.def") {
   auto file = std::make_shared<SourceFile>();
   file->path = path;

@@ -49,19 +49,8 @@ class CliTest : public ::testing::Test {
   std::ostringstream out_, err_;
 };
 
-constexpr const char* kGood = R"(kernel mm {
-  A = input f32[4, 6]
-  B = const f32[6, 5]
-  C = matmul(A, B)
-}
-kernel add1 {
-  X = input i32[3]
-  Y[i:3] = X[i] + 1
-}
-)";
-
 TEST_F(CliTest, CheckAcceptsAValidFile) {
-  EXPECT_EQ(run({"check", write("k.def", kGood)}), 0);
+  EXPECT_EQ(run({"check", write("k.def", test::kTwoKernelsDef)}), 0);
   EXPECT_NE(out_.str().find("2 kernels OK"), std::string::npos);
 }
 
@@ -80,9 +69,9 @@ TEST_F(CliTest, MissingFileIsBadInput) {
 TEST_F(CliTest, MisuseExitsWithTwo) {
   EXPECT_EQ(run({}), 2);
   EXPECT_EQ(run({"frobnicate"}), 2);
-  EXPECT_EQ(run({"emit", write("k.def", kGood)}), 2);  // --name and --out are required
-  EXPECT_EQ(run({"emit", write("k.def", kGood), "--name", "not-an-identifier", "--out", dir_.string()}), 2);
-  EXPECT_EQ(run({"emit", write("k.def", kGood), "--name", "lib", "--out", dir_.string(), "--schedule", "fastest"}), 2);
+  EXPECT_EQ(run({"emit", write("k.def", test::kTwoKernelsDef)}), 2);  // --name and --out are required
+  EXPECT_EQ(run({"emit", write("k.def", test::kTwoKernelsDef), "--name", "not-an-identifier", "--out", dir_.string()}), 2);
+  EXPECT_EQ(run({"emit", write("k.def", test::kTwoKernelsDef), "--name", "lib", "--out", dir_.string(), "--schedule", "fastest"}), 2);
 }
 
 TEST_F(CliTest, EverySubcommandHasHelp) {
@@ -93,17 +82,17 @@ TEST_F(CliTest, EverySubcommandHasHelp) {
 }
 
 TEST_F(CliTest, ListShowsShapesAndFlops) {
-  ASSERT_EQ(run({"list", write("k.def", kGood)}), 0);
+  ASSERT_EQ(run({"list", write("k.def", test::kTwoKernelsDef)}), 0);
   std::string s = out_.str();
   EXPECT_NE(s.find("inputs:   A f32[4, 6], B f32[6, 5]"), std::string::npos) << s;
   EXPECT_NE(s.find("outputs:  C f32[4, 5]"), std::string::npos) << s;
   EXPECT_NE(s.find("flops:    240"), std::string::npos) << s;
-  ASSERT_EQ(run({"list", write("k.def", kGood), "--json"}), 0);
+  ASSERT_EQ(run({"list", write("k.def", test::kTwoKernelsDef), "--json"}), 0);
   EXPECT_NE(out_.str().find("\"workload_key\""), std::string::npos);
 }
 
 TEST_F(CliTest, EmitWritesHeaderRegistryAndOneSourcePerKernel) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   fs::path out = dir_ / "out";
   ASSERT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string(), "--schedule", "naive"}), 0) << err_.str();
   EXPECT_TRUE(fs::exists(out / "mylib.h"));
@@ -117,7 +106,7 @@ TEST_F(CliTest, EmitWritesHeaderRegistryAndOneSourcePerKernel) {
 }
 
 TEST_F(CliTest, EmitLeavesUnchangedFilesAlone) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   fs::path out = dir_ / "out";
   ASSERT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string()}), 0);
   auto before = fs::last_write_time(out / "mylib_mm.cpp");
@@ -128,14 +117,14 @@ TEST_F(CliTest, EmitLeavesUnchangedFilesAlone) {
 }
 
 TEST_F(CliTest, BadInputWritesNothing) {
-  std::string def = write("k.def", std::string(kGood) + "kernel broken { A = input f32[2]\n B = nope(A) }\n");
+  std::string def = write("k.def", std::string(test::kTwoKernelsDef) + "kernel broken { A = input f32[2]\n B = nope(A) }\n");
   fs::path out = dir_ / "out";
   EXPECT_EQ(run({"emit", def, "--name", "mylib", "--out", out.string()}), 1);
   EXPECT_FALSE(fs::exists(out));
 }
 
 TEST_F(CliTest, ConfigureWritesFragmentsAndTheKernelList) {
-  std::string def = write("k.def", "let M = 4\n" + std::string(kGood));
+  std::string def = write("k.def", "let M = 4\n" + std::string(test::kTwoKernelsDef));
   fs::path out = dir_ / "cfg";
   ASSERT_EQ(run({"configure", def, "--name", "lib", "--out", out.string()}), 0) << err_.str();
   std::ifstream list(out / "lib_kernels.cmake");
@@ -146,7 +135,7 @@ TEST_F(CliTest, ConfigureWritesFragmentsAndTheKernelList) {
 }
 
 TEST_F(CliTest, TargetsWithoutACodeGeneratorAreRefusedBeforeAnythingIsWritten) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   fs::path out = dir_ / "out";
   for (const char* target : {"cuda", "cuda:sm_80"}) {
     EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive", "--target", target}), 1) << target;
@@ -161,7 +150,7 @@ TEST_F(CliTest, TargetsWithoutACodeGeneratorAreRefusedBeforeAnythingIsWritten) {
 }
 
 TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   fs::path cache = dir_ / "cache";
   fs::create_directories(cache);
   std::ofstream records(cache / "cpu-x86_64-testcpu-avx2-t2.jsonl");
@@ -185,7 +174,7 @@ TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
 
 TEST_F(CliTest, TuneRefusesAnUnknownPolicyNamingTheKnownOnes) {
   fs::path cache = dir_ / "cache";
-  EXPECT_EQ(run({"tune", write("k.def", kGood), "--cache", cache.string(), "--policy", "annealing"}), 2);
+  EXPECT_EQ(run({"tune", write("k.def", test::kTwoKernelsDef), "--cache", cache.string(), "--policy", "annealing"}), 2);
   // Tests may register policies of their own: the list holds at least the built-in one.
   EXPECT_NE(err_.str().find("unknown search policy 'annealing'; the policies are: "), std::string::npos) << err_.str();
   EXPECT_NE(err_.str().find("random"), std::string::npos) << err_.str();
@@ -194,7 +183,7 @@ TEST_F(CliTest, TuneRefusesAnUnknownPolicyNamingTheKnownOnes) {
 
 TEST_F(CliTest, TuneChecksKernelNamesBeforeTuningAny) {
   fs::path cache = dir_ / "cache";
-  EXPECT_EQ(run({"tune", write("k.def", kGood), "--cache", cache.string(), "--kernel", "add1", "--kernel", "nope", "--trials", "1"}), 2);
+  EXPECT_EQ(run({"tune", write("k.def", test::kTwoKernelsDef), "--cache", cache.string(), "--kernel", "add1", "--kernel", "nope", "--trials", "1"}), 2);
   EXPECT_NE(err_.str().find("no kernel named 'nope'"), std::string::npos) << err_.str();
   EXPECT_EQ(out_.str().find("[tune]"), std::string::npos) << out_.str();
   EXPECT_TRUE(!fs::exists(cache) || fs::is_empty(cache));
@@ -202,7 +191,7 @@ TEST_F(CliTest, TuneChecksKernelNamesBeforeTuningAny) {
 
 TEST_F(CliTest, AKernelsOwnGpuTargetIsRefusedBeforeAnythingIsWritten) {
   std::string def =
-      write("k.def", std::string(kGood) + "kernel g (target = \"cuda:sm_80\") {\n  X = input f32[4]\n  Y[i:4] = X[i] * 2.0\n}\n");
+      write("k.def", std::string(test::kTwoKernelsDef) + "kernel g (target = \"cuda:sm_80\") {\n  X = input f32[4]\n  Y[i:4] = X[i] * 2.0\n}\n");
   fs::path out = dir_ / "out";
   EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive"}), 1);
   EXPECT_NE(err_.str().find("kernel 'g': cannot emit kernels for 'cuda:sm_80': CUDA code generation is not implemented yet"),
@@ -234,9 +223,9 @@ TEST_F(CliTest, TuneUsesAKernelsOwnTarget) {
 }
 
 TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
-  auto dag = test::dag_of(test::parse(kGood), "add1");
+  auto dag = test::dag_of(test::parse(test::kTwoKernelsDef), "add1");
   auto record = [&](double seconds, int64_t split) {
     Record r;
     r.workload_key = dag->workload_key();
@@ -264,7 +253,7 @@ TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
 
 // A record of kernel add1 for `target`, splitting its loop by `split`, at `seconds`.
 Record add1_record(const std::string& target, double seconds, int64_t split) {
-  auto dag = test::dag_of(test::parse(kGood), "add1");
+  auto dag = test::dag_of(test::parse(test::kTwoKernelsDef), "add1");
   Record r = test::make_record(*dag, target, make_kernel_compiler().identity(), seconds,
                                {std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{split})});
   r.kernel = "add1";
@@ -277,7 +266,7 @@ std::string read_text(const fs::path& p) {
 }
 
 TEST_F(CliTest, RecordsOfTheSameIsaTravelWithAWarningAndTheExactTargetWins) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
   fs::path cache = dir_ / "cache";
   TuningCache records(cache.string());
@@ -304,7 +293,7 @@ TEST_F(CliTest, RecordsOfTheSameIsaTravelWithAWarningAndTheExactTargetWins) {
 }
 
 TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
   fs::path cache = dir_ / "cache", out = dir_ / "out";
   auto stamps = [&] {
@@ -342,13 +331,13 @@ TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {
 }
 
 TEST_F(CliTest, LowerPrintsTheLoopProgram) {
-  ASSERT_EQ(run({"lower", write("k.def", kGood), "--kernel", "add1"}), 0);
+  ASSERT_EQ(run({"lower", write("k.def", test::kTwoKernelsDef), "--kernel", "add1"}), 0);
   EXPECT_NE(out_.str().find("for i in 0..3:"), std::string::npos) << out_.str();
-  EXPECT_EQ(run({"lower", write("k.def", kGood), "--kernel", "nope"}), 2);
+  EXPECT_EQ(run({"lower", write("k.def", test::kTwoKernelsDef), "--kernel", "nope"}), 2);
 }
 
 TEST_F(CliTest, FeaturesPrintEveryFeatureOfEachStoreByName) {
-  std::string def = write("k.def", kGood);
+  std::string def = write("k.def", test::kTwoKernelsDef);
   ASSERT_EQ(run({"features", def, "--kernel", "add1", "--raw"}), 0) << err_.str();
   std::string raw = out_.str();
   // Y[i] = X[i] + 1 for i < 3: one store, 3 integer additions in 1 loop; one line per feature.

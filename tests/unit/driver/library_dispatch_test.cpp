@@ -10,24 +10,13 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kDef = R"(kernel mm {
-  A = input f32[4, 6]
-  B = const f32[6, 5]
-  C = matmul(A, B)
-}
-kernel add1 {
-  X = input i32[3]
-  Y[i:3] = X[i] + 1
-}
-)";
-
 TEST(LibraryDispatchTest, VariantsAreNamedByTheirTargetsAsCIdentifiers) {
   EXPECT_EQ(variant_lib_name("lib", "x86-64-v3"), "lib__x86_64_v3");
   EXPECT_EQ(variant_lib_name("lib", "host"), "lib__host");
 }
 
 TEST(LibraryDispatchTest, EveryFunctionForwardsToEveryVariantMostDemandingFirst) {
-  Program p = test::parse(kDef);
+  Program p = test::parse(test::kTwoKernelsDef);
   std::string src = library_dispatcher(p, "lib",
                                        {{"x86-64-v3", "lib__x86_64_v3", {"avx2", "fma"}},
                                         {"x86-64-v4", "lib__x86_64_v4", {"avx2", "fma", "avx512f"}},
