@@ -57,11 +57,7 @@ int main(int argc, char** argv) try {
   }
   Program program = load_program_file(def_path);
   if (total_trials < 0) total_trials = 40 * static_cast<int>(program.kernels.size());
-  std::map<std::string, double> counts;  // per kernel: runs per inference over the networks
-  for (const Network& n : program.networks)
-    for (const NetworkMember& m : n.members) counts[m.kernel] += m.count;
-  for (const Kernel& k : program.kernels)
-    if (!counts.count(k.name)) counts[k.name] = k.attrs.weight;
+  std::map<std::string, double> counts;  // per kernel: runs per inference, as the scheduler weighs it
   // The schedulers' sessions run candidates in the benchmarks' worker.
   ::setenv("ANSOR_MEASURE_WORKER", ANSOR_BENCH_WORKER, 0);
 
@@ -83,7 +79,9 @@ int main(int argc, char** argv) try {
     auto start = std::chrono::steady_clock::now();
     {
       TuningSessions sessions(session);
-      print_scheduled_summary(tune_scheduled(program, sessions, options, std::cout), std::cout);
+      std::vector<ScheduledKernel> rows = tune_scheduled(program, sessions, options, std::cout);
+      print_scheduled_summary(rows, std::cout);
+      for (const ScheduledKernel& row : rows) counts[row.name] = row.weight;
       tuning_seconds[strategy] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (const Kernel& k : program.kernels) {
         std::vector<std::string> notes;

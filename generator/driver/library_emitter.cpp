@@ -94,13 +94,15 @@ ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options,
       std::vector<ReplayedRecord> found = session.best(kernel, kBestRecordsTried, notes);
       // A kernel's own budget applies when the build tunes at all (TRIALS 0 turns tuning off).
       int trials = options.trials == 0 ? 0 : static_cast<int>(kernel.attrs.trials.value_or(options.trials));
-      if (found.empty() && trials > 0 && !options.session.cache_dir.empty() && !session.cannot_measure().empty())
-        notes.push_back("not tuned: " + session.cannot_measure());
-      if (found.empty() && trials > 0 && !options.session.cache_dir.empty() && session.cannot_measure().empty()) {
-        TuneOptions tune;
-        tune.trials = trials;
-        session.tune(kernel, tune, progress);
-        found = session.best(kernel, kBestRecordsTried, notes);
+      if (found.empty() && trials > 0 && !options.session.cache_dir.empty()) {
+        if (!session.cannot_measure().empty()) {
+          notes.push_back("not tuned: " + session.cannot_measure());
+        } else {
+          TuneOptions tune;
+          tune.trials = trials;
+          session.tune(kernel, tune, progress);
+          found = session.best(kernel, kBestRecordsTried, notes);
+        }
       }
       std::optional<std::pair<ReplayedRecord, LoweredKernel>> best = first_that_lowers(found, symbol, notes);
       std::string warnings;
@@ -351,7 +353,7 @@ EmitReport configure_library(const Program& program, const std::string& lib, con
     std::set<std::string> names;
     cmake += "set(ANSOR_KERNEL_VARIANT_LIBS";
     for (const std::string& t : targets) {
-      if (emit_generator(t).source_extension() != generator.source_extension() || t == "cuda" || (!is_cpu_name(t) && t != "host"))
+      if (t != "host" && !is_cpu_name(t))
         throw std::invalid_argument(fmt::format("a library for several targets takes host and CPU names (x86-64-v3, ...), not '{}'", t));
       LibraryVariant v{t, variant_lib_name(lib, t), cpu_features(make_kernel_compiler(compiler, flags_for_cpu(flags.empty() ? default_kernel_flags() : flags, t)))};
       if (!names.insert(v.lib).second) throw std::invalid_argument(fmt::format("target '{}' is named twice", t));

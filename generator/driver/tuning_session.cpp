@@ -17,11 +17,12 @@ namespace ansor {
 
 TuningSession::TuningSession(SessionOptions options) : options_(std::move(options)) {}
 
+std::vector<std::string> TuningSession::kernel_flags() const { return options_.flags.empty() ? default_kernel_flags() : options_.flags; }
+
 const KernelCompiler& TuningSession::compiler() {
   // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).
   if (!compiler_)
-    compiler_ = make_kernel_compiler(options_.compiler,
-                                     flags_for_cpu(options_.flags.empty() ? default_kernel_flags() : options_.flags, options_.target));
+    compiler_ = make_kernel_compiler(options_.compiler, flags_for_cpu(kernel_flags(), options_.target));
   return *compiler_;
 }
 
@@ -78,7 +79,7 @@ const std::string& TuningSession::cannot_measure() {
   if (target().kind != Target::Kind::Cpu) {
     cannot_measure_ = "tuning for " + target().to_string() + " needs that GPU here";
   } else if (is_cpu_name(options_.target)) {
-    KernelCompiler native = make_kernel_compiler(options_.compiler, options_.flags.empty() ? default_kernel_flags() : options_.flags);
+    KernelCompiler native = make_kernel_compiler(options_.compiler, kernel_flags());
     std::vector<std::string> missing = missing_features(cpu_features(compiler()), cpu_features(native));
     if (!missing.empty())
       cannot_measure_ = fmt::format("tuning for {} needs a CPU that runs its code: this one lacks {}", options_.target, fmt::join(missing, ", "));

@@ -52,6 +52,8 @@ class TuningSession {
  private:
   Measurer& measurer();
   const TuningCache& cache();
+  // The session's kernel flags (the defaults when it names none), before a named CPU's -march.
+  std::vector<std::string> kernel_flags() const;
 
   SessionOptions options_;
   std::optional<KernelCompiler> compiler_;

@@ -111,11 +111,11 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   // waiting for another process's measurements; with a budget of its own, how long the kernel
   // has taken and will take at this pace.
   std::string trials = options_.shared_budget
-                           ? fmt::format("{}", summary_.measured)
+                           ? fmt::format("{} trials", summary_.measured)
                            : fmt::format("{}/{} trials in {:.0f} s, about {:.0f} s left", summary_.measured, options_.trials, seconds_,
-                                         seconds_ / summary_.measured * trials_left());
-  fmt::print(progress, "[tune] {}: {}{}, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
-             kernel_.name, trials, options_.shared_budget ? " trials" : "",
+                                         seconds_ / std::max(1, summary_.measured) * trials_left());
+  fmt::print(progress, "[tune] {}: {}, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
+             kernel_.name, trials,
              summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet",
              rounds_, measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before, search_seconds,
              measurer_.lock_wait_seconds() - wait_before, failed ? fmt::format(", {} failed", failed) : "");
