@@ -6,14 +6,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
+#include <iostream>
 #include <filesystem>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "measure/builder.h"
 #include "measure/host_target.h"
+#include "records/record_filter.h"
 
 namespace ansor::bench {
 
@@ -72,6 +76,18 @@ Kernel load_kernel(const std::string& text, const std::string& name) {
   return *k;
 }
 
+State tune_to_budget(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options) {
+  RecordScope scope{std::make_shared<const ComputeDAG>(kernel.dag), measurer.target().to_string(), measurer.compiler().identity()};
+  for (const Record& r : cache.load(scope.target).records)
+    if (check_record(r, scope).state) --options.trials;
+  options.trials = std::max(0, options.trials);
+  TuneSummary summary = tune_kernel(kernel, measurer, cache, options, std::cout);
+  if (!summary.best) throw std::runtime_error("no schedule of " + kernel.name + " could be measured");
+  RecordCheck check = check_record(*summary.best, scope);
+  if (!check.state) throw std::runtime_error("the best record of " + kernel.name + " does not replay: " + check.detail);
+  return std::move(*check.state);
+}
+
 LoadedKernel::LoadedKernel(const std::string& kernel_name, const State& state, const std::string& work_dir) {
   BuildOptions options;
   options.work_dir = work_dir;
@@ -101,6 +117,8 @@ KernelArguments::KernelArguments(const ansor_kernel_info& kernel) : plain(kernel
     const ansor_tensor_info& t = kernel.args[i];
     if (t.dtype != ANSOR_DTYPE_F32) throw std::runtime_error(fmt::format("argument {} is not f32", t.name));
     plain[i] = t.is_output ? std::vector<float>(elements(t)) : random_floats(elements(t), 100 + i);
+    if (std::string_view(t.name) == "var")
+      for (float& v : plain[i]) v = std::fabs(v);
     void* packed_ptr = plain[i].data();
     if (t.is_const) {
       has_const = true;
@@ -111,6 +129,13 @@ KernelArguments::KernelArguments(const ansor_kernel_info& kernel) : plain(kernel
     plain_ptrs.push_back(plain[i].data());
     packed_ptrs.push_back(packed_ptr);
   }
+}
+
+double argument_bytes(const ansor_kernel_info& kernel) {
+  double bytes = 0;
+  for (int i = 0; i < kernel.num_args; ++i)
+    bytes += static_cast<double>(ansor_dtype_size(kernel.args[i].dtype)) * static_cast<double>(elements(kernel.args[i]));
+  return bytes;
 }
 
 std::vector<const float*> KernelArguments::inputs() const {

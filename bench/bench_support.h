@@ -12,7 +12,9 @@
 
 #include "lang/program.h"
 #include "measure/measurer.h"
+#include "records/cache.h"
 #include "schedule/state.h"
+#include "tune/tuner.h"
 
 namespace ansor::bench {
 
@@ -50,6 +52,11 @@ std::vector<std::string> split_list(const std::string& text);
 // Median seconds of one call over calls adding up to at least min_seconds (and 5 calls).
 double median_seconds(const std::function<void()>& call, double min_seconds = 0.5);
 
+// What a vendor library runs for one operator: given the kernel's inputs in argument order
+// (row-major, as ours take them), the median seconds of one call, with the library's output
+// left in `out`.
+using LibraryTimer = std::function<double(const std::vector<const float*>& inputs, float* out)>;
+
 // n floats drawn uniformly from [-1, 1], the same for the same seed.
 std::vector<float> random_floats(size_t n, unsigned seed);
 
@@ -62,6 +69,10 @@ std::unique_ptr<Measurer> host_measurer(const std::string& work_dir);
 
 // The kernels.def text parsed; the kernel named `name`.
 Kernel load_kernel(const std::string& text, const std::string& name);
+
+// The kernel tuned until the cache holds options.trials of its measured schedules (records of an
+// earlier run count, so a larger budget continues a smaller one), and the best of them replayed.
+State tune_to_budget(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options);
 
 // A kernel built from a schedule and loaded into this process.
 class LoadedKernel {
@@ -80,8 +91,12 @@ class LoadedKernel {
 // Elements of a tensor argument.
 int64_t elements(const ansor_tensor_info& t);
 
+// Bytes of every argument of the kernel once: what a memory-bound call must move at least.
+double argument_bytes(const ansor_kernel_info& kernel);
+
 // A kernel's f32 arguments: random inputs, an output buffer, and the const inputs packed once by
-// the kernel's schedule, as a deployment packs its weights.
+// the kernel's schedule, as a deployment packs its weights. Inputs are drawn from [-1, 1], except
+// those named `var` (a batch_norm's variance), drawn from [0, 1] so that its square root is real.
 struct KernelArguments {
   std::vector<std::vector<float>> plain, packed;
   std::vector<void*> plain_ptrs, packed_ptrs;

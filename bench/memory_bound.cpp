@@ -40,9 +40,8 @@
 #include "bench_support.h"
 #include "dag/output_tolerance.h"
 #include "onednn_support.h"
-#include "records/record_filter.h"
+#include "streaming_copy.h"
 #include "tune/search_policy.h"
-#include "tune/tuner.h"
 
 using namespace ansor;
 
@@ -159,55 +158,6 @@ std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std:
   return ops;
 }
 
-// Bytes of every argument once.
-double argument_bytes(const ansor_kernel_info& k) {
-  double bytes = 0;
-  for (int i = 0; i < k.num_args; ++i) bytes += 4.0 * static_cast<double>(bench::elements(k.args[i]));
-  return bytes;
-}
-
-// The kernel tuned until the cache holds options.trials of its schedules (records of an earlier
-// run count, so a larger budget continues a smaller one), and the best of them replayed.
-State tune_best(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options) {
-  RecordScope scope{std::make_shared<const ComputeDAG>(kernel.dag), measurer.target().to_string(), measurer.compiler().identity()};
-  for (const Record& r : cache.load(scope.target).records)
-    if (check_record(r, scope).state) --options.trials;
-  options.trials = std::max(0, options.trials);
-  TuneSummary summary = tune_kernel(kernel, measurer, cache, options, std::cout);
-  if (!summary.best) throw std::runtime_error("no schedule of " + kernel.name + " could be measured");
-  RecordCheck check = check_record(*summary.best, scope);
-  if (!check.state) throw std::runtime_error("the best record of " + kernel.name + " does not replay: " + check.detail);
-  return std::move(*check.state);
-}
-
-// A copy of n floats: ansor's copy kernel (tuned), memcpy, and a loop over the runtime's threads.
-struct Copy {
-  int64_t n = 0;
-  std::unique_ptr<bench::LoadedKernel> kernel;
-  double ours = 0, libc = 0, loop = 0;  // seconds
-
-  double bytes() const { return 8.0 * static_cast<double>(n); }
-  double best_gbs() const { return bytes() / std::min({ours, libc, loop}) / 1e9; }
-};
-
-void time_copy(Copy& c) {
-  std::vector<float> x = bench::random_floats(c.n, 7), y(c.n);
-  void* args[] = {x.data(), y.data()};
-  c.ours = bench::median_seconds([&] { c.kernel->info().call(args); });
-  c.libc = bench::median_seconds([&] { std::memcpy(y.data(), x.data(), x.size() * sizeof(float)); });
-  struct Slices {
-    const float* x;
-    float* y;
-    int64_t n, parts;
-  } slices{x.data(), y.data(), c.n, ansor_get_num_threads()};
-  ansor_task_fn body = [](int64_t begin, int64_t end, void* context) {
-    auto* s = static_cast<Slices*>(context);
-    int64_t first = s->n * begin / s->parts, last = s->n * end / s->parts;
-    std::copy(s->x + first, s->x + last, s->y + first);
-  };
-  c.loop = bench::median_seconds([&] { ansor_parallel_for(slices.parts, body, &slices); });
-}
-
 struct Row {
   std::string op, shape;
   double bytes = 0;
@@ -231,28 +181,16 @@ std::string table(const std::vector<Row>& rows) {
   return out;
 }
 
-std::string copy_table(const std::vector<Copy>& copies) {
-  std::string out = fmt::format(
-      "| working set MB | ansor copy ms | GB/s | memcpy ms | GB/s | copy loop, {} threads ms | GB/s | stream GB/s (best) |\n"
-      "|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-      ansor_get_num_threads());
-  for (const Copy& c : copies)
-    out += fmt::format("| {:.2f} | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.1f} |\n", c.bytes() / 1e6, c.ours * 1e3,
-                       gbs(c.bytes(), c.ours), c.libc * 1e3, gbs(c.bytes(), c.libc), c.loop * 1e3, gbs(c.bytes(), c.loop),
-                       c.best_gbs());
-  return out;
-}
-
-void write_csv(const std::filesystem::path& path, const std::vector<Row>& rows, const std::vector<Copy>& copies) {
+void write_csv(const std::filesystem::path& path, const std::vector<Row>& rows, const bench::StreamingCopies& copies) {
   std::ofstream out(path);
   out << "operator,shape,bytes,ours_ms,ours_plain_ms,onednn_ms,naive_ms,stream_gbs,max_abs_diff\n";
   for (const Row& r : rows)
     out << fmt::format("{},{},{:.0f},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.3e}\n", r.op, r.shape, r.bytes, r.ours * 1e3, r.plain * 1e3,
                        r.onednn * 1e3, r.naive * 1e3, r.stream_gbs, r.max_diff);
-  for (const Copy& c : copies)
-    out << fmt::format("copy (ansor),{},{:.0f},{:.6f},{:.6f},,,{:.3f},\n", c.n, c.bytes(), c.ours * 1e3, c.ours * 1e3, c.best_gbs())
-        << fmt::format("memcpy,{},{:.0f},{:.6f},,,,{:.3f},\n", c.n, c.bytes(), c.libc * 1e3, c.best_gbs())
-        << fmt::format("copy loop ({} threads),{},{:.0f},{:.6f},,,,{:.3f},\n", ansor_get_num_threads(), c.n, c.bytes(), c.loop * 1e3,
+  for (const auto& [n, c] : copies.all())
+    out << fmt::format("copy (ansor),{},{:.0f},{:.6f},{:.6f},,,{:.3f},\n", n, c.bytes(), c.ours * 1e3, c.ours * 1e3, c.best_gbs())
+        << fmt::format("memcpy,{},{:.0f},{:.6f},,,,{:.3f},\n", n, c.bytes(), c.libc * 1e3, c.best_gbs())
+        << fmt::format("copy loop ({} threads),{},{:.0f},{:.6f},,,,{:.3f},\n", ansor_get_num_threads(), n, c.bytes(), c.loop * 1e3,
                        c.best_gbs());
 }
 
@@ -305,22 +243,15 @@ int main(int argc, char** argv) {
   std::vector<Built> built;
   for (const Operator& op : ops) {
     Kernel kernel = bench::load_kernel(op.def, op.kernel);
-    State best = tune_best(kernel, *measurer, cache, tune);
+    State best = bench::tune_to_budget(kernel, *measurer, cache, tune);
     built.push_back({std::make_unique<bench::LoadedKernel>(op.kernel, best, work_dir),
                      std::make_unique<bench::LoadedKernel>(op.kernel, State(std::make_shared<const ComputeDAG>(kernel.dag)), work_dir),
                      output_tolerance(kernel.dag)});
   }
-  // One copy per working-set size, rounded up to whole cache lines.
-  std::map<int64_t, Copy> copies;
-  auto copy_floats = [](double bytes) { return (static_cast<int64_t>(bytes / 8) + 15) / 16 * 16; };
-  for (const Built& b : built) copies.try_emplace(copy_floats(argument_bytes(b.tuned->info())));
-  copies.try_emplace(copy_mb * (1 << 20) / 4);
-  for (auto& [n, copy] : copies) {
-    copy.n = n;
-    std::string name = fmt::format("copy_{}", n);
-    Kernel kernel = bench::load_kernel(fmt::format("kernel {} {{\n X = input f32[{}]\n Y[i:{}] = X[i]\n}}", name, n, n), name);
-    copy.kernel = std::make_unique<bench::LoadedKernel>(name, tune_best(kernel, *measurer, cache, tune), work_dir);
-  }
+  bench::StreamingCopies copies;
+  for (const Built& b : built) copies.add(bench::copy_floats(bench::argument_bytes(b.tuned->info())));
+  copies.add(copy_mb * (1 << 20) / 4);
+  copies.build(*measurer, cache, tune, work_dir);
   measurer.reset();
 
   std::vector<Row> rows;
@@ -331,7 +262,7 @@ int main(int argc, char** argv) {
     Row row;
     row.op = ops[i].name;
     row.shape = ops[i].shape;
-    row.bytes = argument_bytes(tuned);
+    row.bytes = bench::argument_bytes(tuned);
     std::vector<float> reference(args.output().size());
     row.onednn = ops[i].onednn(args.inputs(), reference.data());
     row.plain = bench::median_seconds([&] { tuned.call(args.plain_ptrs.data()); });
@@ -347,22 +278,20 @@ int main(int argc, char** argv) {
     }
     rows.push_back(row);
   }
-  for (auto& [n, copy] : copies) time_copy(copy);
-  for (Row& row : rows) row.stream_gbs = copies.at(copy_floats(row.bytes)).best_gbs();
+  copies.time();
+  for (Row& row : rows) row.stream_gbs = copies.at(bench::copy_floats(row.bytes)).best_gbs();
 
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
-  std::vector<Copy> copy_rows;
-  for (auto& [n, copy] : copies) copy_rows.push_back(std::move(copy));
   std::string report = fmt::format(
       "Memory-bound operators on {}, {} threads (ansor runtime; oneDNN {}.{}.{} on OpenMP set to the same, OMP_WAIT_POLICY={}), {} "
       "trials of the {} policy per kernel, kernels built by {}. Medians; ours is packed once where the kernel has const inputs.\n\n{}\n"
       "Streaming copies (working set = bytes read + written):\n\n{}",
       target, ansor_get_num_threads(), dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch,
-      wait_policy ? wait_policy : "unset", tune.trials, tune.policy, compiler, table(rows), copy_table(copy_rows));
+      wait_policy ? wait_policy : "unset", tune.trials, tune.policy, compiler, table(rows), copies.table());
   fmt::print("\n{}", report);
   std::filesystem::create_directories(out_dir);
   std::ofstream(std::filesystem::path(out_dir) / "memory_bound.md") << report;
-  write_csv(std::filesystem::path(out_dir) / "memory_bound.csv", rows, copy_rows);
+  write_csv(std::filesystem::path(out_dir) / "memory_bound.csv", rows, copies);
   std::filesystem::remove_all(work_dir);
   if (temporary_cache) std::filesystem::remove_all(cache_dir);
   return all_agree ? 0 : 1;

@@ -31,15 +31,14 @@ dnnl::primitive_attr eltwise_epilogue(dnnl::algorithm algorithm) {
   return attr;
 }
 
-// The const weights in their plain layout, reordered once into the layout the primitive wants.
+}  // namespace
+
 memory reordered_weights(OneDnn& d, const memory::desc& plain, const memory::desc& wanted, const float* data) {
   memory weights_plain = wrap(d, plain, data), weights(wanted, d.engine);
   dnnl::reorder(weights_plain, weights).execute(d.stream, weights_plain, weights);
   d.stream.wait();
   return weights;
 }
-
-}  // namespace
 
 dnnl::primitive_attr gelu_epilogue() { return eltwise_epilogue(dnnl::algorithm::eltwise_gelu_erf); }
 dnnl::primitive_attr relu_epilogue() { return eltwise_epilogue(dnnl::algorithm::eltwise_relu); }

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench_support.h"
+
 namespace ansor::bench {
 
 // oneDNN's engine and stream, shared by every primitive of the run.
@@ -17,15 +19,18 @@ struct OneDnn {
   dnnl::stream stream{engine};
 };
 
-// What oneDNN runs for one operator: given the kernel's inputs in argument order (row-major,
-// as ours take them), the median seconds of one call, with oneDNN's output left in `out`.
-using OneDnnTimer = std::function<double(const std::vector<const float*>& inputs, float* out)>;
+// What oneDNN runs for one operator, timed as every library is.
+using OneDnnTimer = LibraryTimer;
 
 // A dense f32 descriptor in row-major order (format tags a, ab, abc, abcd).
 dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims);
 
 // oneDNN takes inputs through non-const handles; it does not write them.
 dnnl::memory wrap(OneDnn& d, const dnnl::memory::desc& md, const float* data);
+
+// Const weights in their plain layout, reordered once into the layout a primitive wants (done
+// outside the timing, as ours are packed once).
+dnnl::memory reordered_weights(OneDnn& d, const dnnl::memory::desc& plain, const dnnl::memory::desc& wanted, const float* data);
 
 // Median seconds of one execution of p on args, waiting for the stream each time.
 double time_primitive(OneDnn& d, const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);

@@ -10,6 +10,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libxxhash-dev
   libxgboost-dev
   libopenblas-dev libdnnl-dev
+  # bench/plot_suite.py draws the suite benchmark's plots.
+  python3-matplotlib
   # Debian's oneDNN CMake package looks for OpenCL; it is only a recommendation of libdnnl-dev.
   ocl-icd-opencl-dev
 )

@@ -1,0 +1,32 @@
+// The vendor implementations that the operators of the paper's suite (bench/suite.def) are timed
+// against: oneDNN's convolutions, deconvolution, matmul, softmax, layer normalisation and
+// reduction, and OpenBLAS's GEMM. Both libraries are optional: the benchmark is built with those
+// found at configure time and names the others as missing.
+#pragma once
+
+#include <ansor/runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "bench_support.h"
+
+namespace ansor::bench {
+
+struct LibraryRun {
+  std::string library;  // "oneDNN", "OpenBLAS"
+  LibraryTimer time;
+};
+
+// The libraries this benchmark was built with, and a line for each one it was built without.
+std::vector<std::string> libraries_found();
+std::vector<std::string> libraries_missing();
+
+// The library implementations of the suite's operator `op` (a kernel's name without its "_bN"
+// batch suffix: "c2d", "softmax", ...) at the shapes of `kernel`'s arguments; none where no
+// library implements the operator. The operators' attributes (stride, padding, dilation, groups)
+// are those of bench/suite.def; the benchmark checks every library's output against ours, so a
+// mismatch between the two files shows as a failed check, not as a silently different timing.
+std::vector<LibraryRun> suite_library_runs(const std::string& op, const ansor_kernel_info& kernel);
+
+}  // namespace ansor::bench
