@@ -144,24 +144,42 @@ TEST(Convolution, DepthwiseChannelMultiplier2) {
 
 // The transposed convolution scatters: input (ih, iw) adds x · w[c, k, r, s] to output
 // (ih · stride − pad + r, iw · stride − pad + s) where that lies inside the output.
+// The transposed convolution by its definition: every input element scatters its window into
+// the output at ih * stride - pad + r.
+Reference conv2d_transpose_reference(const Tensor<float>& x, const Tensor<float>& w, const std::vector<int64_t>& out_shape,
+                                     int stride_h, int stride_w, int pad_h, int pad_w) {
+  Reference expected(out_shape);
+  const auto &xs = x.shape(), &ws = w.shape();
+  for (int64_t n = 0; n < xs[0]; ++n)
+    for (int64_t c = 0; c < xs[1]; ++c)
+      for (int64_t ih = 0; ih < xs[2]; ++ih)
+        for (int64_t iw = 0; iw < xs[3]; ++iw)
+          for (int64_t k = 0; k < ws[1]; ++k)
+            for (int64_t r = 0; r < ws[2]; ++r)
+              for (int64_t s = 0; s < ws[3]; ++s) {
+                int64_t oh = ih * stride_h - pad_h + r, ow = iw * stride_w - pad_w + s;
+                if (oh >= 0 && oh < out_shape[2] && ow >= 0 && ow < out_shape[3])
+                  expected(n, k, oh, ow) += double{x(n, c, ih, iw)} * w(c, k, r, s);
+              }
+  return expected;
+}
+
 TEST(Convolution, Conv2dTransposeStride2Pad1OutputPad1) {
   Tensor<float> x({1, 3, 5, 4}), w({3, 2, 3, 3}), y({1, 2, 10, 8});
   fill_random(x, 28);
   fill_random(w, 29);
   ASSERT_NO_FATAL_FAILURE(call_kernel("conv2d_transpose", ansor_test_kernels_conv2d_transpose, x, w, y));
+  expect_close(y, conv2d_transpose_reference(x, w, {1, 2, 10, 8}, 2, 2, 1, 1), kernel_tolerance("conv2d_transpose"));
+}
 
-  const int stride = 2, pad = 1;
-  Reference expected({1, 2, 10, 8});
-  for (int c = 0; c < 3; ++c)
-    for (int ih = 0; ih < 5; ++ih)
-      for (int iw = 0; iw < 4; ++iw)
-        for (int k = 0; k < 2; ++k)
-          for (int r = 0; r < 3; ++r)
-            for (int s = 0; s < 3; ++s) {
-              int oh = ih * stride - pad + r, ow = iw * stride - pad + s;
-              if (oh >= 0 && oh < 10 && ow >= 0 && ow < 8) expected(0, k, oh, ow) += double{x(0, c, ih, iw)} * w(c, k, r, s);
-            }
-  expect_close(y, expected, kernel_tolerance("conv2d_transpose"));
+// Windows that the strides do not divide (4 rows by 3, 3 columns by 2) and padding as wide as
+// the window's reach: the phases have different tap counts.
+TEST(Convolution, Conv2dTransposeUnevenPhases) {
+  Tensor<float> x({2, 2, 4, 5}), w({2, 3, 4, 3}), y({2, 3, 11, 12});
+  fill_random(x, 32);
+  fill_random(w, 33);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("conv2d_transpose_uneven", ansor_test_kernels_conv2d_transpose_uneven, x, w, y));
+  expect_close(y, conv2d_transpose_reference(x, w, {2, 3, 11, 12}, 3, 2, 2, 0), kernel_tolerance("conv2d_transpose_uneven"));
 }
 
 TEST(Convolution, Conv3dStrideList) {

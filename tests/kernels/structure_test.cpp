@@ -57,6 +57,7 @@ const char* const kExpectedSignatures[] = {
     "depthwise_stride2(X f32[1, 3, 8, 8], const W f32[3, 1, 3, 3]) -> Y f32[1, 3, 4, 4]",
     "depthwise_multiplier2(X f32[1, 3, 7, 7], const W f32[3, 2, 3, 3]) -> Y f32[1, 6, 7, 7]",
     "conv2d_transpose(X f32[1, 3, 5, 4], const W f32[3, 2, 3, 3]) -> Y f32[1, 2, 10, 8]",
+    "conv2d_transpose_uneven(X f32[2, 2, 4, 5], const W f32[2, 3, 4, 3]) -> Y f32[2, 3, 11, 12]",
     "conv3d(X f32[1, 2, 5, 6, 6], const W f32[3, 2, 3, 3, 3]) -> Y f32[1, 3, 5, 3, 3]",
     "max_pool(X f32[1, 3, 9, 9]) -> Y f32[1, 3, 5, 5]",
     "avg_pool(X f32[1, 3, 9, 9]) -> Y f32[1, 3, 5, 5]",
