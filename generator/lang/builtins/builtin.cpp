@@ -123,11 +123,15 @@ int BuiltinCall::axis_arg(const std::string& name, int64_t fallback, int rank) c
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+void BuiltinCall::expect_within_size_limit(const std::vector<int64_t>& shape) const {
+  if (!within_size_limit(shape))
+    fail(fmt::format("'{}' would make a tensor of shape {}, more than 2^40 elements", function_, shape_string(shape)));
+}
+
 TensorRef BuiltinCall::define(const std::string& suffix, std::vector<IterVar> axes, Expr body) const {
   std::vector<int64_t> shape;
   for (auto& ax : axes) shape.push_back(ax.extent);
-  if (!within_size_limit(shape))
-    fail(fmt::format("'{}' would make a tensor of shape {}, more than 2^40 elements", function_, shape_string(shape)));
+  expect_within_size_limit(shape);
   return builder_.add_compute(builder_.unique_name(result_name_ + "." + suffix), std::move(axes), std::move(body));
 }
 

@@ -71,6 +71,10 @@ class BuiltinCall {
   [[noreturn]] void fail(const std::string& message) const;
   [[noreturn]] void fail_at(const SourceLoc& loc, const std::string& message) const;
 
+  // Fails unless a tensor of `shape` stays within the 2^40-element limit. define() checks every
+  // tensor it makes; this lets a built-in check its result before the intermediates it needs.
+  void expect_within_size_limit(const std::vector<int64_t>& shape) const;
+
   // Defines an intermediate operation named `<result>.<suffix>`.
   TensorRef define(const std::string& suffix, std::vector<IterVar> axes, Expr body) const;
   GraphBuilder& builder() const { return builder_; }

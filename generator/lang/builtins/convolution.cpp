@@ -3,6 +3,8 @@
 // search may inline or compute inside the convolution's tiles.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "lang/builtins/common.h"
 
 namespace ansor {
@@ -141,8 +143,13 @@ TensorRef depthwise_conv2d_nchw(const BuiltinCall& call) {
   return call.define("depthwise_conv2d", std::move(axes), body);
 }
 
-// The input dilated by the stride and padded by (window - 1 - pad) is convolved with the
-// flipped kernel, input and output channels swapped.
+// Y[y] = sum of X[i] * W[r] over y = i * stride + r - pad, per spatial dimension, computed by
+// output phase so that no zero of a stride-dilated input is multiplied: for y = yq * stride + py
+// and u = py + pad, the taps are r = u % stride + stride * q and i = yq + u / stride - q, with
+// q < ceil(window / stride). The phases are their own axes of an intermediate [N, K, Hq, stride,
+// Wq, stride] (the output's own memory order when the stride divides it), which the result reads
+// back element for element. The input is padded so that every such i reads a zero outside it,
+// the window with zeros up to stride * ceil(window / stride), so the reduction is rectangular.
 TensorRef conv2d_transpose_nchw(const BuiltinCall& call) {
   call.allow_keywords({"stride", "pad", "output_pad"});
   call.expect_tensors(2);
@@ -156,38 +163,52 @@ TensorRef conv2d_transpose_nchw(const BuiltinCall& call) {
   if (w.shape[0] != x.shape[1])
     call.fail_at(call.arg_loc(1), fmt::format("shape mismatch in '{}': the weight has {} input channels but the input has {}",
                                               call.function(), w.shape[0], x.shape[1]));
-  int64_t window[2] = {w.shape[2], w.shape[3]};
-  int64_t out[2], full[2], before[2];
+  int64_t out[2], taps[2], quotient[2];
+  std::vector<int64_t> x_before(2), x_after(2), w_after(2);
   for (int d = 0; d < 2; ++d) {
-    if (output_pad[d] >= p.stride[d])
+    const int64_t in = x.shape[2 + d], window = w.shape[2 + d], stride = p.stride[d], pad = p.pad_before[d];
+    if (output_pad[d] >= stride)
       call.fail(fmt::format("'output_pad' of '{}' must be smaller than the stride, given {} with stride {}", call.function(),
-                            output_pad[d], p.stride[d]));
+                            output_pad[d], stride));
     int64_t dilated = 0;
-    if (__builtin_mul_overflow(x.shape[2 + d] - 1, p.stride[d], &dilated) || dilated > kMaxElements)
-      call.fail(fmt::format("'{}' would make a tensor with more than 2^40 elements (stride {})", call.function(), p.stride[d]));
-    out[d] = dilated - p.pad_before[d] - p.pad_after[d] + window[d] + output_pad[d];
+    if (__builtin_mul_overflow(in - 1, stride, &dilated) || dilated > kMaxElements)
+      call.fail(fmt::format("'{}' would make a tensor with more than 2^40 elements (stride {})", call.function(), stride));
+    out[d] = dilated - pad - p.pad_after[d] + window + output_pad[d];
     if (out[d] < 1) call.fail(fmt::format("shape mismatch in '{}': the output would be empty", call.function()));
-    full[d] = out[d] + window[d] - 1;
-    before[d] = window[d] - 1 - p.pad_before[d];
+    taps[d] = (window + stride - 1) / stride;
+    quotient[d] = (out[d] + stride - 1) / stride;
+    // i = yq + u / stride - q runs from pad / stride - (taps - 1) to quotient - 1 + (stride - 1 + pad) / stride.
+    x_before[d] = std::max<int64_t>(0, taps[d] - 1 - pad / stride);
+    x_after[d] = std::max<int64_t>(0, quotient[d] - 1 + (stride - 1 + pad) / stride - (in - 1));
+    w_after[d] = taps[d] * stride - window;
   }
-  auto dil_axes = make_axes({x.shape[0], x.shape[1], full[0], full[1]});
-  Expr inside = bool_imm(true);
-  std::vector<Expr> x_idx = {dil_axes[0].var, dil_axes[1].var};
+  // The result is checked first: the padded window is larger than it when the stride is large.
+  const std::vector<int64_t> out_shape = {x.shape[0], w.shape[1], out[0], out[1]};
+  call.expect_within_size_limit(out_shape);
+  TensorRef padded_x = pad_dims(call, x, 2, x_before, x_after, make_const(t, 0));
+  TensorRef padded_w = pad_dims(call, w, 2, {0, 0}, w_after, make_const(t, 0), "window_pad");
+
+  auto phase_axes = make_axes({x.shape[0], w.shape[1], quotient[0], p.stride[0], quotient[1], p.stride[1]});
+  IterVar rc{make_var("rc"), x.shape[1]}, ry{make_var("ry"), taps[0]}, rx{make_var("rx"), taps[1]};
+  std::vector<Expr> x_idx = {phase_axes[0].var, rc.var}, w_idx = {rc.var, phase_axes[1].var};
+  const IterVar* tap[2] = {&ry, &rx};
   for (int d = 0; d < 2; ++d) {
-    Expr shifted = sub(dil_axes[2 + d].var, int_imm(before[d]));
-    inside = logical_and(inside, ge(shifted, int_imm(0)));
-    inside = logical_and(inside, lt(shifted, int_imm(x.shape[2 + d] * p.stride[d])));
-    if (p.stride[d] > 1) inside = logical_and(inside, eq(mod(shifted, int_imm(p.stride[d])), int_imm(0)));
-    x_idx.push_back(div(shifted, int_imm(p.stride[d])));
+    const Expr& yq = phase_axes[2 + 2 * d].var;
+    Expr u = add(phase_axes[3 + 2 * d].var, int_imm(p.pad_before[d]));
+    Expr stride = int_imm(p.stride[d]);
+    x_idx.push_back(add(sub(add(yq, div(u, stride)), tap[d]->var), int_imm(x_before[d])));
+    w_idx.push_back(add(mod(u, stride), mul(tap[d]->var, stride)));
   }
-  TensorRef dilated = call.define("dilate_pad", std::move(dil_axes), select(inside, load_tensor(x, x_idx), make_const(t, 0)));
-  auto axes = make_axes({x.shape[0], w.shape[1], out[0], out[1]});
-  IterVar rc{make_var("rc"), x.shape[1]}, ry{make_var("ry"), window[0]}, rx{make_var("rx"), window[1]};
-  Expr body = reduce(
-      ReduceOp::Sum, {rc, ry, rx},
-      mul(load_tensor(dilated, {axes[0].var, rc.var, add(axes[2].var, ry.var), add(axes[3].var, rx.var)}),
-          load_tensor(w, {rc.var, axes[1].var, sub(int_imm(window[0] - 1), ry.var), sub(int_imm(window[1] - 1), rx.var)})));
-  return call.define("conv2d_transpose", std::move(axes), body);
+  TensorRef phases = call.define("phases", std::move(phase_axes),
+                                 reduce(ReduceOp::Sum, {rc, ry, rx}, mul(load_tensor(padded_x, x_idx), load_tensor(padded_w, w_idx))));
+
+  auto axes = make_axes(out_shape);
+  std::vector<Expr> phase_idx = {axes[0].var, axes[1].var};
+  for (int d = 0; d < 2; ++d) {
+    phase_idx.push_back(div(axes[2 + d].var, int_imm(p.stride[d])));
+    phase_idx.push_back(mod(axes[2 + d].var, int_imm(p.stride[d])));
+  }
+  return call.define("conv2d_transpose", std::move(axes), load_tensor(phases, phase_idx));
 }
 
 }  // namespace

@@ -117,8 +117,13 @@ TEST(BuiltinTest, Conv2dTranspose) {
   Kernel k = expand("X = input f32[1, 16, 4, 4]  W = const f32[16, 8, 3, 3]",
                     "conv2d_transpose_nchw(X, W, stride = 2, pad = 1, output_pad = 1)");
   EXPECT_EQ(op_named(k, "Y").shape, (Shape{1, 8, 8, 8}));
-  EXPECT_EQ(op_names(k), (Names{"X", "W", "Y.dilate_pad", "Y"}));
-  EXPECT_EQ(op_named(k, "Y.dilate_pad").shape, (Shape{1, 16, 10, 10}));
+  // By output phase, without a dilated input: the input padded by one on each side for the taps
+  // yq + u / 2 - q (q < 2), the 3x3 window padded to 4x4 so that both phases have two taps, and
+  // the phases [N, K, 8 / 2, 2, 8 / 2, 2] read back as the output.
+  EXPECT_EQ(op_names(k), (Names{"X", "W", "Y.pad", "Y.window_pad", "Y.phases", "Y"}));
+  EXPECT_EQ(op_named(k, "Y.pad").shape, (Shape{1, 16, 6, 6}));
+  EXPECT_EQ(op_named(k, "Y.window_pad").shape, (Shape{16, 8, 4, 4}));
+  EXPECT_EQ(op_named(k, "Y.phases").shape, (Shape{1, 8, 4, 2, 4, 2}));
   // Defaults: stride 1, no padding: out = in + window - 1.
   EXPECT_EQ(shape_of("X = input f32[1, 2, 5, 6]  W = const f32[2, 3, 3, 2]", "conv2d_transpose_nchw(X, W)"), (Shape{1, 3, 7, 7}));
 }
