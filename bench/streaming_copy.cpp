@@ -22,7 +22,10 @@ void StreamingCopies::build(Measurer& measurer, const TuningCache& cache, const 
 }
 
 void StreamingCopies::time() {
-  for (auto& [n, c] : copies_) {
+  for (auto& entry : copies_) {
+    // A named reference, not a structured binding: clang 14 cannot capture a binding in a lambda.
+    StreamingCopy& c = entry.second;
+    const int64_t n = entry.first;
     std::vector<float> x = random_floats(n, 7), y(n);
     void* args[] = {x.data(), y.data()};
     c.ours = median_seconds([&] { c.kernel->info().call(args); });
