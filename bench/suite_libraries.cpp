@@ -37,7 +37,7 @@ struct Convolution {
   bool transposed = false, relu = false;
 };
 
-double time_convolution(const Convolution& c, const float* src, const float* weights, const float* bias, float* out) {
+LibraryTiming time_convolution(const Convolution& c, const float* src, const float* weights, const float* bias, float* out) {
   OneDnn& d = onednn();
   memory::desc weights_any(c.weights.dims(), memory::data_type::f32, Tag::any);
   memory::desc bias_desc = bias ? plain_desc({c.dst.dims()[1]}) : memory::desc();
@@ -51,7 +51,7 @@ double time_convolution(const Convolution& c, const float* src, const float* wei
                                     bias_desc, c.dst, c.strides, c.dilates, c.pad, c.pad),
         attr, d.engine);
     args.emplace(DNNL_ARG_WEIGHTS, reordered_weights(d, c.weights, pd.weights_desc(), weights));
-    return time_primitive(d, deconvolution_forward(pd), args);
+    return {time_primitive(d, deconvolution_forward(pd), args), pd.impl_info_str()};
   }
   using dnnl::convolution_forward;
   convolution_forward::primitive_desc pd(
@@ -59,10 +59,10 @@ double time_convolution(const Convolution& c, const float* src, const float* wei
                                 c.dst, c.strides, c.dilates, c.pad, c.pad),
       attr, d.engine);
   args.emplace(DNNL_ARG_WEIGHTS, reordered_weights(d, c.weights, pd.weights_desc(), weights));
-  return time_primitive(d, convolution_forward(pd), args);
+  return {time_primitive(d, convolution_forward(pd), args), pd.impl_info_str()};
 }
 
-LibraryTimer plain_convolution(const Convolution& c) {
+SuiteLibraryTimer plain_convolution(const Convolution& c) {
   return [c](const std::vector<const float*>& in, float* out) { return time_convolution(c, in[0], in[1], nullptr, out); };
 }
 
@@ -76,7 +76,7 @@ Convolution nhwc_convolution(const ansor_kernel_info& k, int64_t stride, int64_t
 // relu(batch_norm(conv2d_nhwc(X, W), mean, var, gamma, beta)) as a deployment runs it in oneDNN:
 // the normalisation folded into the weights and a bias once, then a convolution with a bias and a
 // relu post-op.
-LibraryTimer conv_batch_norm_relu(const ansor_kernel_info& k) {
+SuiteLibraryTimer conv_batch_norm_relu(const ansor_kernel_info& k) {
   Convolution c = nhwc_convolution(k, 1, 1, 1);
   c.relu = true;
   return [c](const std::vector<const float*>& in, float* out) {
@@ -96,7 +96,7 @@ LibraryTimer conv_batch_norm_relu(const ansor_kernel_info& k) {
 std::vector<LibraryRun> onednn_runs(const std::string& op, const ansor_kernel_info& k) {
   OneDnn& d = onednn();
   auto x = shape_of(k.args[0]), w = shape_of(k.args[1]), y = shape_of(k.args[k.num_args - 1]);
-  auto one = [](LibraryTimer t) { return std::vector<LibraryRun>{{"oneDNN", std::move(t)}}; };
+  auto one = [](SuiteLibraryTimer t) { return std::vector<LibraryRun>{{"oneDNN", std::move(t)}}; };
   if (op == "c1d")
     return one(plain_convolution({tagged({x[0], x[1], x[2]}, Tag::ncw), tagged({w[0], w[1], w[2]}, Tag::oiw),
                                   tagged({y[0], y[1], y[2]}, Tag::ncw), {2}, {0}, {1}}));
@@ -127,14 +127,17 @@ std::vector<LibraryRun> onednn_runs(const std::string& op, const ansor_kernel_in
     return one([&d, x, w](const std::vector<const float*>& in, float* out) {
       memory::desc a = plain_desc({x[0], x[1], x[2]}), b = plain_desc({w[0], w[1], w[2]}), c = plain_desc({x[0], x[1], w[2]});
       dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), d.engine);
-      return time_primitive(d, dnnl::matmul(pd), {{DNNL_ARG_SRC, wrap(d, a, in[0])}, {DNNL_ARG_WEIGHTS, wrap(d, b, in[1])},
-                                                  {DNNL_ARG_DST, wrap(d, c, out)}});
+      return LibraryTiming{time_primitive(d, dnnl::matmul(pd), {{DNNL_ARG_SRC, wrap(d, a, in[0])}, {DNNL_ARG_WEIGHTS, wrap(d, b, in[1])},
+                                                                {DNNL_ARG_DST, wrap(d, c, out)}}),
+                           pd.impl_info_str()};
     });
   if (op == "softmax")
     return one([&d, x](const std::vector<const float*>& in, float* out) {
       memory::desc md = plain_desc({x[0], x[1], x[2]});
       dnnl::softmax_forward::primitive_desc pd({dnnl::prop_kind::forward_inference, md, 2}, d.engine);
-      return time_primitive(d, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, wrap(d, md, in[0])}, {DNNL_ARG_DST, wrap(d, md, out)}});
+      return LibraryTiming{
+          time_primitive(d, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, wrap(d, md, in[0])}, {DNNL_ARG_DST, wrap(d, md, out)}}),
+          pd.impl_info_str()};
     });
   if (op == "layer_norm")
     return one([&d, x](const std::vector<const float*>& in, float* out) {
@@ -147,13 +150,14 @@ std::vector<LibraryRun> onednn_runs(const std::string& op, const ansor_kernel_in
         args.emplace(DNNL_ARG_MEAN, memory(pd.mean_desc(), d.engine));
         args.emplace(DNNL_ARG_VARIANCE, memory(pd.variance_desc(), d.engine));
       }
-      return time_primitive(d, dnnl::layer_normalization_forward(pd), args);
+      return LibraryTiming{time_primitive(d, dnnl::layer_normalization_forward(pd), args), pd.impl_info_str()};
     });
   if (op == "nrm")
     return one([&d, x](const std::vector<const float*>& in, float* out) {
       memory::desc src = plain_desc({x[0], x[1], x[2]}), dst = plain_desc({x[0], 1, 1});
       dnnl::reduction::primitive_desc pd(dnnl::reduction::desc(dnnl::algorithm::reduction_norm_lp_sum, src, dst, 2.0f, 0.0f), d.engine);
-      return time_primitive(d, dnnl::reduction(pd), {{DNNL_ARG_SRC, wrap(d, src, in[0])}, {DNNL_ARG_DST, wrap(d, dst, out)}});
+      return LibraryTiming{time_primitive(d, dnnl::reduction(pd), {{DNNL_ARG_SRC, wrap(d, src, in[0])}, {DNNL_ARG_DST, wrap(d, dst, out)}}),
+                           pd.impl_info_str()};
     });
   if (op == "tbs")
     // Q and K [b, s, h, d] read in place through strides as [b, h, s, d] and [b, h, d, s]; the
@@ -163,14 +167,17 @@ std::vector<LibraryRun> onednn_runs(const std::string& op, const ansor_kernel_in
       memory::desc q({b, h, s, e}, memory::data_type::f32, memory::dims{s * h * e, e, h * e, 1});
       memory::desc kt({b, h, e, s}, memory::data_type::f32, memory::dims{s * h * e, e, 1, h * e});
       memory::desc scores = plain_desc({b, h, s, s});
-      dnnl::matmul matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(q, kt, scores), d.engine));
-      dnnl::softmax_forward softmax(dnnl::softmax_forward::primitive_desc({dnnl::prop_kind::forward_inference, scores, 3}, d.engine));
+      dnnl::matmul::primitive_desc matmul_pd(dnnl::matmul::desc(q, kt, scores), d.engine);
+      dnnl::softmax_forward::primitive_desc softmax_pd({dnnl::prop_kind::forward_inference, scores, 3}, d.engine);
+      dnnl::matmul matmul(matmul_pd);
+      dnnl::softmax_forward softmax(softmax_pd);
       memory q_mem = wrap(d, q, in[0]), k_mem = wrap(d, kt, in[1]), y = wrap(d, scores, out);
-      return median_seconds([&] {
+      double seconds = median_seconds([&] {
         matmul.execute(d.stream, {{DNNL_ARG_SRC, q_mem}, {DNNL_ARG_WEIGHTS, k_mem}, {DNNL_ARG_DST, y}});
         softmax.execute(d.stream, {{DNNL_ARG_SRC, y}, {DNNL_ARG_DST, y}});
         d.stream.wait();
       });
+      return LibraryTiming{seconds, fmt::format("{} + {}", matmul_pd.impl_info_str(), softmax_pd.impl_info_str())};
     });
   return {};
 }
@@ -183,11 +190,12 @@ std::vector<LibraryRun> openblas_runs(const std::string& op, const ansor_kernel_
   const int batch = static_cast<int>(a[0]), m = static_cast<int>(a[1]), kk = static_cast<int>(a[2]), n = static_cast<int>(b[2]);
   return {{"OpenBLAS", [batch, m, kk, n](const std::vector<const float*>& in, float* out) {
              openblas_set_num_threads(ansor_get_num_threads());
-             return median_seconds([&] {
+             double seconds = median_seconds([&] {
                for (int i = 0; i < batch; ++i)
                  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, kk, 1, in[0] + int64_t{i} * m * kk, kk,
                              in[1] + int64_t{i} * kk * n, n, 0, out + int64_t{i} * m * n, n);
              });
+             return LibraryTiming{seconds, fmt::format("cblas_sgemm x {}", batch)};
            }}};
 }
 #endif

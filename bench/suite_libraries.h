@@ -6,6 +6,7 @@
 
 #include <ansor/runtime.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,19 @@
 
 namespace ansor::bench {
 
+// One library call timed: the median seconds and the implementation the library picked (oneDNN's
+// "jit:avx512_core", "gemm:jit", "ref:any", ...), which says whether it had a fast path.
+struct LibraryTiming {
+  double seconds = 0;
+  std::string implementation;
+};
+
+// Given the kernel's inputs in argument order, the timing, with the library's output in `out`.
+using SuiteLibraryTimer = std::function<LibraryTiming(const std::vector<const float*>& inputs, float* out)>;
+
 struct LibraryRun {
   std::string library;  // "oneDNN", "OpenBLAS"
-  LibraryTimer time;
+  SuiteLibraryTimer time;
 };
 
 // The libraries this benchmark was built with, and a line for each one it was built without.

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench_suite end to end at a tiny budget: three suite kernels (one per library column) tuned for
+# 4 trials, timed, checked against oneDNN and OpenBLAS, written as a table, a CSV and tuning
+# curves, and drawn when matplotlib is there; a second run with the cache only times; a kernel
+# whose library definition does not match ours is reported as differing and fails the run.
+#   BENCH_SUITE  the bench_suite executable
+source "$(dirname "$0")/common.sh"
+: "${BENCH_SUITE:?set BENCH_SUITE to the bench_suite executable}"
+rm -rf "$WORK_DIR"
+mkdir -p "$WORK_DIR"
+export OMP_WAIT_POLICY=passive
+
+step "tune and time three kernels of bench/suite.def"
+run "$WORK_DIR/first.log" "$BENCH_SUITE" --trials 4 --kernels nrm_b1,softmax_b1,gmm_b1 --cache "$WORK_DIR/cache" --out "$WORK_DIR/out"
+for f in suite.md suite.csv curves.csv; do [ -s "$WORK_DIR/out/$f" ] || fail "bench_suite wrote no $f"; done
+[ "$(tail -n +2 "$WORK_DIR/out/suite.csv" | wc -l)" -eq 3 ] || fail "suite.csv should have a row per kernel"
+for k in nrm_b1 softmax_b1 gmm_b1; do
+  grep -q "^| $k | 4 |" "$WORK_DIR/out/suite.md" || fail "suite.md has no row of $k with 4 trials"
+  [ "$(grep -c "^$k," "$WORK_DIR/out/curves.csv")" -eq 4 ] || fail "curves.csv should have 4 points of $k"
+done
+# Memory-bound kernels are judged by GB/s against the copy; the GEMM is not.
+grep -q "^| nrm_b1 | .*% |$" "$WORK_DIR/out/suite.md" || fail "nrm_b1 has no share of the streaming bandwidth"
+grep -q "^| gmm_b1 | .* | |$" "$WORK_DIR/out/suite.md" || fail "gmm_b1 should not be judged by bandwidth"
+if grep -q "Libraries: .*oneDNN" "$WORK_DIR/out/suite.md"; then
+  grep -q "^| softmax_b1 | .*| oneDNN |" "$WORK_DIR/out/suite.md" || fail "softmax_b1 was not compared with oneDNN"
+fi
+if grep -q "Libraries: .*OpenBLAS" "$WORK_DIR/out/suite.md"; then
+  grep -q "OpenBLAS ms" "$WORK_DIR/out/suite.md" || fail "gmm_b1 was not timed with OpenBLAS"
+fi
+
+step "a second run finds the budget spent and only times"
+run "$WORK_DIR/second.log" "$BENCH_SUITE" --trials 4 --kernels nrm_b1 --cache "$WORK_DIR/cache" --out "$WORK_DIR/out2"
+grep -q "nrm_b1: done, 0 trials" "$WORK_DIR/second.log" || fail "the second run measured schedules again"
+grep -q "^| nrm_b1 | 4 |" "$WORK_DIR/out2/suite.md" || fail "the second run lost the first run's trials"
+
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+  step "plots"
+  run "$WORK_DIR/plot.log" /usr/bin/python3 "$ANSOR_SOURCE_DIR/bench/plot_suite.py" "$WORK_DIR/out"
+  for f in suite_bars.png curves_trials.png curves_seconds.png; do
+    [ "$(head -c 4 "$WORK_DIR/out/$f" | tail -c 3)" = "PNG" ] || fail "$f is not a PNG"
+  done
+else
+  echo "matplotlib is not installed: the plots are not checked"
+fi
+
+step "a library that computes something else is caught"
+cat > "$WORK_DIR/wrong.def" <<'DEF'
+kernel softmax_b1 {
+  X = input f32[1, 128, 1000]
+  Y = softmax(X, axis = 1)
+}
+DEF
+if grep -q "Libraries: .*oneDNN" "$WORK_DIR/out/suite.md"; then
+  set +e
+  "$BENCH_SUITE" --trials 1 --def "$WORK_DIR/wrong.def" --cache "$WORK_DIR/cache" --out "$WORK_DIR/out3" > "$WORK_DIR/wrong.log" 2>&1
+  status=$?
+  set -e
+  [ $status -eq 1 ] || fail "a softmax over another axis than oneDNN's should fail the run (exit $status)"
+  grep -q "softmax_b1: oneDNN and ours differ" "$WORK_DIR/wrong.log" || fail "the difference was not reported"
+fi
+echo "PASS"
