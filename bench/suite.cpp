@@ -1,12 +1,13 @@
 // The paper's operator suite (bench/suite.def: Ansor, OSDI'20, section 7) tuned, then timed
 // against vendor libraries in one process, by one protocol, on the runtime's threads.
 //
-//   bench_suite [--trials N] [--kernels a,b,...] [--def FILE] [--cache DIR] [--out DIR]
-//               [--policy P] [--seed S]
+//   bench_suite [--trials N | --time-only] [--kernels a,b,...] [--def FILE] [--cache DIR]
+//               [--out DIR] [--policy P] [--seed S]
 //
 // Each kernel is tuned until the cache (default: bench-results/cache) holds N of its measured
 // schedules (default 1000): records of earlier runs count, so a larger budget continues a smaller
-// one and a repeated run only times. Then every kernel is timed: its best program (plain, and with
+// one and a repeated run only times (--time-only: whatever the cache holds, nothing measured).
+// Then every kernel is timed: its best program (plain, and with
 // const inputs packed once), the naive program, and each library that implements the operator
 // (suite_libraries.h), whose output is checked against ours under the project's tolerance.
 // Kernels whose arithmetic intensity is below kMemoryBoundIntensity are also reported in GB/s
@@ -161,8 +162,14 @@ int main(int argc, char** argv) try {
   tune.trials = 1000;
   std::string def_path = ANSOR_BENCH_SOURCE_DIR "/bench/suite.def", cache_dir = "bench-results/cache", out_dir = "bench-results";
   std::vector<std::string> only;
+  bool time_only = false;
   for (int i = 1; i < argc; i += 2) {
     std::string flag = argv[i];
+    if (flag == "--time-only") {
+      time_only = true;
+      --i;
+      continue;
+    }
     if (i + 1 >= argc) throw std::invalid_argument(fmt::format("{} needs a value", flag));
     std::string value = argv[i + 1];
     if (flag == "--trials") tune.trials = std::stoi(value);
@@ -178,6 +185,7 @@ int main(int argc, char** argv) try {
   if (std::find(policies.begin(), policies.end(), tune.policy) == policies.end())
     throw std::invalid_argument(fmt::format("unknown search policy '{}'; the policies are: {}", tune.policy, fmt::join(policies, ", ")));
 
+  if (time_only) tune.trials = 0;
   Program program = load_program_file(def_path);
   std::vector<const Kernel*> kernels;
   for (const Kernel& k : program.kernels)
@@ -207,7 +215,11 @@ int main(int argc, char** argv) try {
     const ansor_kernel_info& info = b.tuned->info();
     if (info.flops / bench::argument_bytes(info) < kMemoryBoundIntensity) copies.add(bench::copy_floats(bench::argument_bytes(info)));
   }
-  copies.build(*measurer, cache, tune, work_dir);
+  // The copies are the yardstick, not the subject: a few dozen trials find their best, also when
+  // this run tunes nothing else.
+  TuneOptions copy_tune = tune;
+  copy_tune.trials = std::clamp(tune.trials, 32, 64);
+  copies.build(*measurer, cache, copy_tune, work_dir);
   measurer.reset();
 
   std::vector<std::string> libraries;  // the libraries with a column, in the order first met
@@ -281,14 +293,16 @@ int main(int argc, char** argv) try {
   // ticks on a shared machine: bench/run-suite.sh sets it passive, and the report says which ran.
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
   std::string report = fmt::format(
-      "The operator suite on {}, {} threads, kernels built by {}, tuned to {} trials of the {} policy per kernel (seed {}; the trials column "
-      "is what the cache holds). Libraries: {}.{} OMP_WAIT_POLICY={}.\n"
+      "The operator suite on {}, {} threads, kernels built by {}, {} (the trials column is what the cache holds). Libraries: {}.{} "
+      "OMP_WAIT_POLICY={}.\n"
       "Medians of one call; ours is packed once where the kernel has const inputs. Kernels below {} FLOP per byte of arguments are "
       "memory-bound: GB/s counts every argument once, against the best streaming copy of the same working set.\n\n{}\n"
       "Geometric mean of our speed over oneDNN's: {:.2f}× over {} kernels; {:.2f}× over the {} where oneDNN has more than a reference "
       "implementation. Below 0.7× the best library or 70% of stream:{}\n\nLibrary implementations: {}\n\n"
       "Streaming copies (working set = bytes read + written):\n\n{}",
-      target, ansor_get_num_threads(), compiler, tune.trials, tune.policy, tune.seed, found.empty() ? "none" : fmt::format("{}", fmt::join(found, ", ")),
+      target, ansor_get_num_threads(), compiler,
+      time_only ? std::string("timing the cache's best schedules")
+                : fmt::format("tuned to {} trials of the {} policy per kernel (seed {})", tune.trials, tune.policy, tune.seed), found.empty() ? "none" : fmt::format("{}", fmt::join(found, ", ")),
       missing.empty() ? "" : fmt::format(" Missing: {}.", fmt::join(missing, "; ")), wait_policy ? wait_policy : "unset", kMemoryBoundIntensity, table(rows, libraries),
       geomean(over_onednn), over_onednn.size(), geomean(over_onednn_fast), over_onednn_fast.size(), below.empty() ? " none" : below,
       implementations.empty() ? "none" : implementations.substr(0, implementations.size() - 2), copies.table());

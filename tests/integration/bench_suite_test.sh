@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench_suite end to end at a tiny budget: three suite kernels (one per library column) tuned for
 # 4 trials, timed, checked against oneDNN and OpenBLAS, written as a table, a CSV and tuning
-# curves, and drawn when matplotlib is there; a second run with the cache only times; a kernel
-# whose library definition does not match ours is reported as differing and fails the run.
+# curves, and drawn when matplotlib is there; a second run with the cache only times, as does
+# --time-only under a larger budget; a kernel whose library definition does not match ours is
+# reported as differing and fails the run.
 #   BENCH_SUITE  the bench_suite executable
 source "$(dirname "$0")/common.sh"
 : "${BENCH_SUITE:?set BENCH_SUITE to the bench_suite executable}"
@@ -32,6 +33,11 @@ step "a second run finds the budget spent and only times"
 run "$WORK_DIR/second.log" "$BENCH_SUITE" --trials 4 --kernels nrm_b1 --cache "$WORK_DIR/cache" --out "$WORK_DIR/out2"
 grep -q "nrm_b1: done, 0 trials" "$WORK_DIR/second.log" || fail "the second run measured schedules again"
 grep -q "^| nrm_b1 | 4 |" "$WORK_DIR/out2/suite.md" || fail "the second run lost the first run's trials"
+
+step "--time-only times what the cache holds under a larger budget"
+run "$WORK_DIR/third.log" "$BENCH_SUITE" --time-only --trials 100 --kernels softmax_b1 --cache "$WORK_DIR/cache" --out "$WORK_DIR/out4"
+grep -q "softmax_b1: done, 0 trials" "$WORK_DIR/third.log" || fail "--time-only measured schedules"
+grep -q "timing the cache's best schedules" "$WORK_DIR/out4/suite.md" || fail "the report does not say that nothing was tuned"
 
 if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
   step "plots"
