@@ -6,7 +6,7 @@
 //
 // Each kernel is tuned until the cache (default: bench-results/cache) holds N of its measured
 // schedules (default 1000): records of earlier runs count, so a larger budget continues a smaller
-// one and a repeated run only times (--time-only: whatever the cache holds, nothing measured).
+// one and a repeated run only times (--time-only: whatever the cache holds, no kernel measured).
 // Then every kernel is timed: its best program (plain, and with
 // const inputs packed once), the naive program, and each library that implements the operator
 // (suite_libraries.h), whose output is checked against ours under the project's tolerance.
@@ -125,8 +125,8 @@ std::string table(const std::vector<Row>& rows, const std::vector<std::string>& 
   out += " best library | ours / best library (speed) | GB/s (ours) | % of stream |\n";
   out += rule + "---|---:|---:|---:|\n";
   for (const Row& r : rows) {
-    out += fmt::format("| {} | {} | {:.3f} | {:.4f} | {:.1f} | {:.4f} | {:.3f} |", r.kernel, r.trials, r.flops / 1e9, r.ours * 1e3, r.flops / r.ours / 1e9,
-                       r.plain * 1e3, r.naive * 1e3);
+    out += fmt::format("| {} | {} | {:.3f} | {:.4f} | {:.1f} | {:.4f} | {:.3f} |", r.kernel, r.trials, r.flops / 1e9, r.ours * 1e3,
+                       r.flops / r.ours / 1e9, r.plain * 1e3, r.naive * 1e3);
     for (const std::string& l : libraries) {
       const LibraryTime* t = r.library(l);
       out += t ? fmt::format(" {:.4f}{} |", t->seconds * 1e3, t->agrees ? "" : " (differs)") : " — |";
@@ -302,8 +302,10 @@ int main(int argc, char** argv) try {
       "Streaming copies (working set = bytes read + written):\n\n{}",
       target, ansor_get_num_threads(), compiler,
       time_only ? std::string("timing the cache's best schedules")
-                : fmt::format("tuned to {} trials of the {} policy per kernel (seed {})", tune.trials, tune.policy, tune.seed), found.empty() ? "none" : fmt::format("{}", fmt::join(found, ", ")),
-      missing.empty() ? "" : fmt::format(" Missing: {}.", fmt::join(missing, "; ")), wait_policy ? wait_policy : "unset", kMemoryBoundIntensity, table(rows, libraries),
+                : fmt::format("tuned to {} trials of the {} policy per kernel (seed {})", tune.trials, tune.policy, tune.seed),
+      found.empty() ? "none" : fmt::format("{}", fmt::join(found, ", ")),
+      missing.empty() ? "" : fmt::format(" Missing: {}.", fmt::join(missing, "; ")), wait_policy ? wait_policy : "unset",
+      kMemoryBoundIntensity, table(rows, libraries),
       geomean(over_onednn), over_onednn.size(), geomean(over_onednn_fast), over_onednn_fast.size(), below.empty() ? " none" : below,
       implementations.empty() ? "none" : implementations.substr(0, implementations.size() - 2), copies.table());
   fmt::print("\n{}", report);

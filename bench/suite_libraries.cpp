@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <stdexcept>
 
 #if ANSOR_BENCH_ONEDNN
 #include "onednn_support.h"
@@ -16,7 +15,7 @@ namespace ansor::bench {
 
 namespace {
 
-std::vector<int64_t> shape_of(const ansor_tensor_info& t) { return std::vector<int64_t>(t.shape, t.shape + t.rank); }
+[[maybe_unused]] std::vector<int64_t> shape_of(const ansor_tensor_info& t) { return std::vector<int64_t>(t.shape, t.shape + t.rank); }
 
 #if ANSOR_BENCH_ONEDNN
 using dnnl::memory;
@@ -69,8 +68,8 @@ SuiteLibraryTimer plain_convolution(const Convolution& c) {
 // An NHWC convolution with R x S x C x K weights.
 Convolution nhwc_convolution(const ansor_kernel_info& k, int64_t stride, int64_t pad, int64_t dilation) {
   auto x = shape_of(k.args[0]), w = shape_of(k.args[1]), y = shape_of(k.args[k.num_args - 1]);
-  return {tagged({x[0], x[3], x[1], x[2]}, Tag::nhwc), tagged({w[3], w[2], w[0], w[1]}, Tag::hwio), tagged({y[0], y[3], y[1], y[2]}, Tag::nhwc),
-          {stride, stride}, {dilation - 1, dilation - 1}, {pad, pad}};
+  return {tagged({x[0], x[3], x[1], x[2]}, Tag::nhwc), tagged({w[3], w[2], w[0], w[1]}, Tag::hwio),
+          tagged({y[0], y[3], y[1], y[2]}, Tag::nhwc), {stride, stride}, {dilation - 1, dilation - 1}, {pad, pad}};
 }
 
 // relu(batch_norm(conv2d_nhwc(X, W), mean, var, gamma, beta)) as a deployment runs it in oneDNN:
@@ -208,7 +207,7 @@ std::vector<std::string> libraries_found() {
   found.push_back(fmt::format("oneDNN {}.{}.{}", dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch));
 #endif
 #if ANSOR_BENCH_OPENBLAS
-  found.push_back(std::string("OpenBLAS ") + openblas_get_config());
+  found.push_back(openblas_get_config());  // "OpenBLAS 0.3.21 ..."
 #endif
   return found;
 }
