@@ -155,6 +155,32 @@ class VectorLegalizer {
   RangeMap ranges_;
 };
 
+// Whether loop f folds the elements of a local buffer into one accumulator,
+// A[c] = A[c] op B[..f..] with op a reduction's combining operation and c not depending on f:
+// the partial results a vectorised rfactor leaves, combined at the end of the reduction.
+bool combines_local_partial_results(const LoweredKernel& kernel, const ForNode& f) {
+  auto* st = f.body->as<StoreNode>();
+  if (!st) return false;
+  auto* b = st->value->as<BinaryNode>();
+  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min || b->op == BinaryOp::Max)) return false;
+  auto* acc = b->a->as<LoadNode>();
+  auto* operand = b->b->as<LoadNode>();
+  if (!acc || !operand || acc->tensor != st->buffer || operand->tensor == st->buffer || acc->indices.size() != st->indices.size()) return false;
+  for (size_t k = 0; k < st->indices.size(); ++k)
+    if (uses_var(st->indices[k], f.var.get()) || !structural_equal(acc->indices[k], st->indices[k])) return false;
+  const Buffer* partial = kernel.find_buffer(operand->tensor);
+  return partial && partial->scope == BufferScope::Local &&
+         std::any_of(operand->indices.begin(), operand->indices.end(), [&](const Expr& e) { return uses_var(e, f.var.get()); });
+}
+
+Stmt unroll_partial_result_combines(const LoweredKernel& kernel, const Stmt& s) {
+  Stmt out = map_children(s, [&](const Stmt& x) { return unroll_partial_result_combines(kernel, x); });
+  auto* f = out->as<ForNode>();
+  if (!f || f->for_kind != ForKind::Serial || f->extent > kMaxCombinedPartialResults || !combines_local_partial_results(kernel, *f))
+    return out;
+  return make_for(f->var, f->extent, ForKind::Unrolled, f->body, f->binding);
+}
+
 }  // namespace
 
 Stmt apply_auto_unroll(const Stmt& s, int max_steps) {
@@ -189,6 +215,7 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes) {
 
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled) {
   kernel.body = remove_unit_loops(kernel.body);
+  kernel.body = unroll_partial_result_combines(kernel, kernel.body);
   if (expand_unrolled) kernel.body = expand_unrolled_loops(kernel.body);
   kernel.body = legalize_vector_loops(kernel, kernel.body);
   place_local_buffers(kernel);

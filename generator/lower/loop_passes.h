@@ -23,6 +23,11 @@ inline constexpr int64_t kMaxStackBufferBytes = 128 * 1024;
 // Vector statements are at most this many lanes wide (a power of two).
 inline constexpr int64_t kMaxVectorLanes = 64;
 
+// A loop that folds up to this many partial results of a local buffer into one accumulator is
+// unrolled whatever the stage's unroll pragma: written out, its chain of dependent operations
+// is what a code generator can combine as a tree (the vectorised rfactor's last step).
+inline constexpr int64_t kMaxCombinedPartialResults = 256;
+
 // Marks serial loops whose fully unrolled body has at most max_steps statements as unrolled,
 // innermost first (the auto_unroll_max_step pragma).
 Stmt apply_auto_unroll(const Stmt& s, int max_steps);
@@ -45,7 +50,8 @@ Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s);
 void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxStackBufferBytes);
 
 // All of the above (but auto-unrolling, which is per stage) on the kernel and its packers, in
-// the order that makes each see the result of the one before; unrolled loops stay loops when
+// the order that makes each see the result of the one before, with the loops combining local
+// partial results unrolled first (kMaxCombinedPartialResults); unrolled loops stay loops when
 // expand_unrolled is false.
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);
 

@@ -150,13 +150,26 @@ bool reduces_innermost_dimension(const Operation& op) {
   return false;
 }
 
+// The partial results a reduction along a row of `extent` elements keeps: several vectors of
+// `lanes`, so that the additions (or max, ...) of consecutive vectors do not wait for one
+// another. One vector would make a chain of extent / lanes dependent operations, each as long
+// as the operation's latency (4 cycles for a vector add), where the loads could feed two per
+// cycle. The row must hold at least two rounds of them.
+int64_t partial_result_count(int64_t extent, int64_t lanes) {
+  constexpr int64_t kMaxAccumulators = 8;
+  int64_t vectors = extent / lanes, best = 1;
+  for (int64_t a = 2; a <= kMaxAccumulators && 2 * a <= vectors; ++a)
+    if (vectors % a == 0) best = a;
+  return best * lanes;
+}
+
 // CPU: a reduction along the innermost dimension of its input, long enough, gets vector-wide
-// partial results instead of a scalar accumulator: the innermost loop is split by the vector
-// length and its inner part factored out (rfactor) as the innermost loop of the partial stage,
-// computed per output element so that the partial results stay in registers; the stage then
-// reduces them across the lanes. The second variant also computes the stage per row of its
-// consumer. With outputs enough for the threads, the scalar form and the parallel partial
-// results (rfactor) are not kept: they are the slower ones.
+// partial results instead of a scalar accumulator: the innermost loop is split by a few vector
+// lengths (partial_result_count) and its inner part factored out (rfactor) as the innermost
+// loop of the partial stage, computed per output element so that the partial results stay in
+// registers; the stage then reduces them across the lanes. The second variant also computes
+// the stage per row of its consumer. With outputs enough for the threads, the scalar form and
+// the parallel partial results (rfactor) are not kept: they are the slower ones.
 class AddVectorRfactor final : public SketchRule {
  public:
   std::string name() const override { return "vector-rfactor"; }
@@ -164,7 +177,7 @@ class AddVectorRfactor final : public SketchRule {
     if (ctx.gpu || !untiled_root_stage(s, stage) || !s.stage(stage).op->reduction() || s.has_attached(stage)) return Condition::Pass;
     const Stage& st = s.stage(stage);
     const Iterator& inner = st.leaf(static_cast<int>(st.leaves.size()) - 1);
-    int64_t lanes = vector_length(inner.extent, 2 * ctx.vector_lanes);
+    int64_t lanes = vector_length(inner.extent, ctx.vector_lanes);
     bool applies = st.relations.empty() && inner.kind == IterKind::Reduce && lanes >= 4 && inner.extent > lanes &&
                    reduces_innermost_dimension(*st.op);
     if (!applies) return Condition::Pass;
@@ -174,7 +187,9 @@ class AddVectorRfactor final : public SketchRule {
     State next = s;
     const Stage& st = next.stage(stage);
     int last = static_cast<int>(st.leaves.size()) - 1, spatial = st.num_spatial_roots();
-    next.apply(std::make_shared<SplitStep>(stage, last, std::vector<int64_t>{vector_length(st.leaf(last).extent, 2 * ctx.vector_lanes)}));
+    const int64_t extent = st.leaf(last).extent;
+    const int64_t partials = partial_result_count(extent, vector_length(extent, ctx.vector_lanes));
+    next.apply(std::make_shared<SplitStep>(stage, last, std::vector<int64_t>{partials}));
     next.apply(std::make_shared<RfactorStep>(stage, last + 1, spatial));
     // The partial stage's loops: the spatial axes, the lanes, the reduction; the lanes go last.
     int loops = static_cast<int>(next.stage(stage).leaves.size());

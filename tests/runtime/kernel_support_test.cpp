@@ -28,6 +28,25 @@ TEST(KernelReductions, TreeHelpersCombineEveryValue) {
   EXPECT_EQ((ansor_rt::vreduce_add<double, 16>(sixteen)), 136.0);
 }
 
+// Several vectors of partial results (40 = 5 x 8 lanes, 128 = 8 x 16) are folded lane by lane
+// before the tree; every value still counts once, and min/max choose as std::min/std::max do.
+TEST(KernelReductions, SeveralVectorsOfPartialResultsCombineEveryValue) {
+  float forty[40], many[128];
+  for (int i = 0; i < 40; ++i) forty[i] = static_cast<float>((i * 7) % 40) - 20.0f;
+  for (int i = 0; i < 128; ++i) many[i] = static_cast<float>(i % 13) * 0.5f;
+  EXPECT_EQ((ansor_rt::vreduce_add<float, 40>(forty)), -20.0f);  // -20 .. 19
+  EXPECT_EQ((ansor_rt::vreduce_max<float, 40>(forty)), 19.0f);
+  EXPECT_EQ((ansor_rt::vreduce_min<float, 40>(forty)), -20.0f);
+  float expected = 0.0f;
+  for (float x : many) expected += x;
+  EXPECT_EQ((ansor_rt::vreduce_add<float, 128>(many)), expected);  // halves and integers: exact in any order
+  EXPECT_EQ((ansor_rt::vreduce_max<float, 128>(many)), 6.0f);
+  float twos[24];
+  for (float& x : twos) x = 2.0f;
+  twos[17] = 0.5f;
+  EXPECT_EQ((ansor_rt::vreduce_mul<float, 24>(twos)), std::ldexp(1.0f, 22));
+}
+
 TEST(KernelParallelFor, RunsALambdaOverTheWholeRange) {
   ScopedNumThreads threads(3);
   std::vector<int> values(1000, 0);

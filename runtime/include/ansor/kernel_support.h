@@ -140,9 +140,11 @@ inline vec<T, N> vmax(vec<T, N> a, vec<T, N> b) {
 
 // Horizontal reductions of the N partial results at p (the lanes a vectorised partial
 // reduction leaves, often several vectors' worth), which generated code combines into the
-// reduction's result: a balanced tree, log2(N) dependent steps where a chain takes N - 1, its
-// halves independent. The order of a float sum or product changes within the reduction's
-// tolerance; min and max combine as std::min and std::max do.
+// reduction's result. Whole vectors of W lanes (the largest power of two up to 16 dividing N)
+// are first combined lane by lane, N / W - 1 vector operations, then the W lanes as a balanced
+// tree, log2(W) dependent steps where a chain takes N - 1, its halves independent. The order of
+// a float sum or product changes within the reduction's tolerance; min and max combine as
+// std::min and std::max do.
 template <int N, class T, class Op>
 inline T reduce_tree(const T* p, Op op) {
   if constexpr (N == 1) {
@@ -152,24 +154,66 @@ inline T reduce_tree(const T* p, Op op) {
   }
 }
 
+template <int N>
+constexpr int whole_vector_lanes() {
+  int w = 1;
+  while (w < 16 && N % (2 * w) == 0) w *= 2;
+  return w;
+}
+
+enum class LaneReduction { Add, Mul, Min, Max };
+
+// Lane by lane as std::min and std::max choose: b only where it compares strictly below
+// (above) a, so the first of equal or unordered values wins. Vectors are combined in place,
+// never passed by value, so that translation units without the wide vector ISA stay ABI-clean.
+template <LaneReduction R, class T>
+inline T combine(T a, T b) {
+  if constexpr (R == LaneReduction::Add) return a + b;
+  else if constexpr (R == LaneReduction::Mul) return a * b;
+  else if constexpr (R == LaneReduction::Min) return b < a ? b : a;
+  else return a < b ? b : a;
+}
+
+template <LaneReduction R, int N, class T>
+inline T reduce_lanes(const T* p) {
+  constexpr int W = whole_vector_lanes<N>();
+  auto op = [](T a, T b) { return combine<R>(a, b); };
+  if constexpr (W < 4 || N == W) {
+    return reduce_tree<N>(p, op);
+  } else {
+    vec<T, W> folded, next;
+    std::memcpy(&folded, p, sizeof(folded));
+    for (int i = W; i < N; i += W) {
+      std::memcpy(&next, p + i, sizeof(next));
+      if constexpr (R == LaneReduction::Add) folded += next;
+      else if constexpr (R == LaneReduction::Mul) folded *= next;
+      else if constexpr (R == LaneReduction::Min) folded = next < folded ? next : folded;
+      else folded = folded < next ? next : folded;
+    }
+    T lanes[W];
+    std::memcpy(lanes, &folded, sizeof(folded));
+    return reduce_tree<W>(lanes, op);
+  }
+}
+
 template <class T, int N>
 inline T vreduce_add(const T* p) {
-  return reduce_tree<N>(p, [](T a, T b) { return a + b; });
+  return reduce_lanes<LaneReduction::Add, N>(p);
 }
 
 template <class T, int N>
 inline T vreduce_mul(const T* p) {
-  return reduce_tree<N>(p, [](T a, T b) { return a * b; });
+  return reduce_lanes<LaneReduction::Mul, N>(p);
 }
 
 template <class T, int N>
 inline T vreduce_min(const T* p) {
-  return reduce_tree<N>(p, [](T a, T b) { return std::min<T>(a, b); });
+  return reduce_lanes<LaneReduction::Min, N>(p);
 }
 
 template <class T, int N>
 inline T vreduce_max(const T* p) {
-  return reduce_tree<N>(p, [](T a, T b) { return std::max<T>(a, b); });
+  return reduce_lanes<LaneReduction::Max, N>(p);
 }
 
 } // namespace ansor_rt

@@ -188,6 +188,8 @@ TEST_F(SketchTest, RowReductionsGetVectorPartialResultsAndFusedRows) {
       ASSERT_GE(s.state.find_stage(std::string(reduction) + ".rf"), 0);
       const Stage& rf = s.state.stage(s.state.find_stage(std::string(reduction) + ".rf"));
       EXPECT_EQ(rf.leaf(static_cast<int>(rf.leaves.size()) - 1).kind, IterKind::Spatial);
+      // Rows of 100 = 4 lanes x 25: five vectors of partial results, five chains of five steps.
+      EXPECT_EQ(rf.op->axes.back().extent, 20);
       EXPECT_EQ(rf.attach_stage, s.state.find_stage(reduction));
     }
     const Stage& sum = s.state.stage(s.state.find_stage("Y.sum"));
