@@ -136,9 +136,21 @@ class Lowerer {
     return parts;
   }
 
+  // Whether the packed layout would hold copies of the tensor's elements: a loop that indexes
+  // it through an expression the packer cannot split into digits, such as (x + 1) % 2, is a
+  // coordinate over its whole extent. Rounding ragged tiles up may add a little; more than
+  // twice the tensor is replication, which costs more memory traffic than the layout saves.
+  static bool replicates(const PackedLayout& layout, const Operation& tensor) {
+    int64_t packed = 1, plain = 1;
+    for (int64_t extent : layout.shape) packed *= extent;
+    for (int64_t extent : tensor.shape) plain *= extent;
+    return packed > 2 * plain;
+  }
+
   // A const input marked for layout rewrite is stored in the order of the loops of its one
   // consumer that index it: element (l1, l2, ...) of the packed tensor is what the consumer
-  // reads at those loop values. Loads with different indices keep the plain layout.
+  // reads at those loop values. Loads with different indices, and layouts that would replicate
+  // the tensor, keep the plain layout.
   void plan_packed_layouts(LoweredKernel& k) {
     for (int s = 0; s < state_.num_stages(); ++s) {
       const Stage& st = state_.stage(s);
@@ -191,7 +203,7 @@ class Lowerer {
         if (value.get() != v) to_packer.emplace_back(v, value);
       }
       for (const Expr& e : index) layout.source_index.push_back(to_packer.empty() ? e : simplify(substitute(e, to_packer)));
-      if (layout.coords.empty()) continue;
+      if (layout.coords.empty() || replicates(layout, *st.op)) continue;
       k.packed_inputs.push_back(std::move(layout));
     }
     for (const PackedLayout& p : k.packed_inputs) packed_.push_back(&p);

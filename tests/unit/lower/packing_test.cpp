@@ -1,6 +1,7 @@
 // Layout rewrite of const inputs: the packed tensor is indexed by the consumer's loops that
 // read it, and a fused loop that also runs over loops which do not index the tensor contributes
-// only the parts that do, so the packed tensor never holds copies of the plain one.
+// only the parts that do, so the packed tensor never holds copies of the plain one; a layout
+// that would hold copies anyway is not made.
 #include "lower/packing.h"
 
 #include <gtest/gtest.h>
@@ -85,6 +86,24 @@ TEST(PackingTest, FusedLoopReadWholeKeepsItsExtent) {
   State s = with_packed_b({std::make_shared<FuseStep>(kC, std::vector<int>{2, 3})});
   std::vector<int64_t> shape = packed_shape_of_b(s);
   EXPECT_EQ(std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()), 8 * 20);
+}
+
+// B read at (j + 1) % 2: j cannot be split into digits, so a packed B would be indexed by all
+// 20 values of j and hold 10 copies of each element. The plain layout is kept.
+TEST(PackingTest, ALayoutThatWouldReplicateTheTensorIsNotPacked) {
+  auto dag = test::dag_of(test::parse("kernel mm { A = input f32[12, 8]\n B = const f32[8, 2]\n"
+                                      "C[i:12, j:20] = sum(k:8, A[i, k] * B[k, (j + 1) % 2]) }"),
+                          "mm");
+  State s(dag);
+  s.apply(std::make_shared<SplitStep>(kC, 2, std::vector<int64_t>{5}));
+  s.apply(std::make_shared<LayoutRewriteStep>(kB));
+  LoweredKernel lowered = lower_state(s, "k");
+  EXPECT_TRUE(lowered.packed_inputs.empty()) << to_string(lowered);
+  LoweredKernel naive = lower_state(State(dag), "naive");
+  std::vector<std::vector<double>> expected = test::random_args(naive, 5), args = expected;
+  interpret(naive, expected);
+  interpret(lowered, args);
+  for (size_t e = 0; e < expected[kC].size(); ++e) ASSERT_NEAR(args[kC][e], expected[kC][e], 1e-9) << "element " << e;
 }
 
 }  // namespace
