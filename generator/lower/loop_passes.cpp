@@ -173,6 +173,64 @@ bool combines_local_partial_results(const LoweredKernel& kernel, const ForNode& 
          std::any_of(operand->indices.begin(), operand->indices.end(), [&](const Expr& e) { return uses_var(e, f.var.get()); });
 }
 
+// Peels the iterations of a serial loop whose vectorized inner loop is guarded per lane (the
+// ragged tail of a split by the vector length): the iterations where the guard provably holds
+// for every lane run the vector loop without it, the rest (usually one) keep the guard.
+class VectorTailPeeler {
+ public:
+  Stmt run(const Stmt& s) {
+    auto* f = s->as<ForNode>();
+    if (!f) return map_children(s, [this](const Stmt& x) { return run(x); });
+    ranges_[f->var.get()] = Interval::range(f->extent);
+    Stmt body = run(f->body);
+    Stmt loop = make_for(f->var, f->extent, f->for_kind, body, f->binding);
+    auto* lanes = body->as<ForNode>();
+    if (f->for_kind != ForKind::Serial || !lanes || lanes->for_kind != ForKind::Vectorized) return loop;
+    auto* guard = lanes->body->as<IfThenElseNode>();
+    if (!guard || guard->else_case || !uses_var(guard->cond, lanes->var.get())) return loop;
+    ranges_[lanes->var.get()] = Interval::range(lanes->extent);
+    const int64_t full = guarded_prefix(*f, guard->cond);
+    ranges_[f->var.get()] = Interval::range(f->extent);
+    if (full == 0 || full == f->extent) return loop;
+    Stmt unguarded = make_for(f->var, full, ForKind::Serial, make_for(lanes->var, lanes->extent, ForKind::Vectorized, guard->then_case, lanes->binding));
+    Stmt tail = remove_unit_loops(make_for(f->var, f->extent - full, ForKind::Serial, substitute(body, {{f->var.get(), add(f->var, int_imm(full))}})));
+    return make_seq({unguarded, shorten_last_vector(tail)});
+  }
+
+ private:
+  // The last vector alone, guarded lane by lane, becomes the lanes its guard lets through
+  // when they are a prefix: for (v < 32) if (v + 992 < 1000) ... is for (v < 8) ....
+  Stmt shorten_last_vector(const Stmt& tail) {
+    auto* lanes = tail->as<ForNode>();
+    if (!lanes || lanes->for_kind != ForKind::Vectorized) return tail;
+    auto* guard = lanes->body->as<IfThenElseNode>();
+    if (!guard || guard->else_case) return tail;
+    const int64_t n = guarded_prefix(*lanes, guard->cond);
+    ranges_[lanes->var.get()] = Interval{n, lanes->extent - 1};
+    const bool rest_fails = n > 0 && is_const_int(simplify(guard->cond, ranges_), 0);
+    ranges_[lanes->var.get()] = Interval::range(lanes->extent);
+    return rest_fails ? make_for(lanes->var, n, ForKind::Vectorized, guard->then_case, lanes->binding) : tail;
+  }
+
+  // The most iterations 0 .. n - 1 of f for which cond is provably true (cond only gets
+  // harder to satisfy as f grows: the tail's guard).
+  int64_t guarded_prefix(const ForNode& f, const Expr& cond) {
+    int64_t lo = 0, hi = f.extent;
+    while (lo < hi) {
+      int64_t mid = (lo + hi + 1) / 2;
+      ranges_[f.var.get()] = Interval::range(mid);
+      if (can_prove(cond, ranges_)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  RangeMap ranges_;
+};
+
 Stmt unroll_partial_result_combines(const LoweredKernel& kernel, const Stmt& s) {
   Stmt out = map_children(s, [&](const Stmt& x) { return unroll_partial_result_combines(kernel, x); });
   auto* f = out->as<ForNode>();
@@ -217,6 +275,7 @@ void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled) {
   kernel.body = remove_unit_loops(kernel.body);
   kernel.body = unroll_partial_result_combines(kernel, kernel.body);
   if (expand_unrolled) kernel.body = expand_unrolled_loops(kernel.body);
+  kernel.body = VectorTailPeeler().run(kernel.body);
   kernel.body = legalize_vector_loops(kernel, kernel.body);
   place_local_buffers(kernel);
   for (LoweredKernel& packer : kernel.packers) finish_loop_program(packer, expand_unrolled);

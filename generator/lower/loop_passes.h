@@ -51,7 +51,10 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxSt
 
 // All of the above (but auto-unrolling, which is per stage) on the kernel and its packers, in
 // the order that makes each see the result of the one before, with the loops combining local
-// partial results unrolled first (kMaxCombinedPartialResults); unrolled loops stay loops when
+// partial results unrolled first (kMaxCombinedPartialResults) and, before the vector loops are
+// legalised, the ragged tails of vector loops peeled: a serial loop around a vectorized loop
+// guarded per lane runs unguarded vectors while the guard provably holds for every lane and
+// keeps the guard for the remaining iterations only. Unrolled loops stay loops when
 // expand_unrolled is false.
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);
 

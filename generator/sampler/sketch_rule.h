@@ -75,9 +75,13 @@ State fuse_into_consumer(const State& state, int stage, int consumer, const std:
 // (lower/loop_passes.h), and dividing the extent leaves no ragged tail.
 int64_t vector_length(int64_t extent, int64_t max_lanes);
 
+inline constexpr int64_t kMinRaggedVectorTrips = 4;
+
 // Splits the stage's innermost loop, when it is an unsplit spatial axis longer than a vector,
-// by vector_length(extent, max_lanes) and vectorises the inner part. Bounds must be inferred.
-// Returns whether it did.
+// by vector_length(extent, max_lanes) and vectorises the inner part; a loop of at least
+// kMinRaggedVectorTrips vectors that no power of two up to max_lanes divides is split by
+// max_lanes with a ragged tail, which lowering peels. Bounds must be inferred. Returns whether
+// it did.
 bool vectorize_innermost_axis(State& state, int stage, int64_t max_lanes);
 
 }  // namespace ansor

@@ -126,6 +126,10 @@ bool vectorize_innermost_axis(State& state, int stage, int64_t max_lanes) {
   bool unsplit_axis = st.leaves[last] < st.num_spatial_roots();
   if (!unsplit_axis || it.kind != IterKind::Spatial || it.annotation != IterAnnotation::None || it.extent <= max_lanes) return false;
   int64_t lanes = vector_length(it.extent, max_lanes);
+  // A long loop no power of two up to max_lanes divides (a row of 1000 has 8) is split by
+  // max_lanes all the same: lowering peels the ragged last vector, and the full vectors do
+  // twice the work per instruction.
+  if (lanes < max_lanes && it.extent >= kMinRaggedVectorTrips * max_lanes) lanes = max_lanes;
   if (lanes < 2) return false;
   try {
     State next = state;

@@ -116,6 +116,27 @@ TEST(LoopPassesTest, VectorLoopsKeepTheirKindOnlyWhereVectorStatementsExist) {
   EXPECT_EQ(legalized_kind(8, make_for(make_var("w"), 2, ForKind::Serial, copy_a_to_b(v))), ForKind::VectorizeHint) << "inner loop";
 }
 
+// 56 elements split by 16 lanes: three whole vectors without a guard, then the 8 lanes the
+// guard lets through as one vector of 8.
+TEST(LoopPassesTest, RaggedVectorLoopsRunWholeVectorsAndAShorterLastOne) {
+  Var o = make_var("o"), v = make_var("v");
+  Expr i = add(mul(o, int_imm(16)), v);
+  LoweredKernel k = kernel_with(make_for(o, 4, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(lt(i, int_imm(56)), copy_a_to_b(i)))));
+  finish_loop_program(k);
+  EXPECT_EQ(to_string(k.body),
+            "for o in 0..3:\n"
+            "  vectorize v in 0..16:\n"
+            "    B[o * 16 + v] = A[o * 16 + v]\n"
+            "vectorize v in 0..8:\n"
+            "  B[v + 48] = A[v + 48]\n");
+  // A guard that lets other lanes than a prefix through keeps the last vector guarded.
+  Expr odd = eq(mod(v, int_imm(2)), int_imm(1));
+  LoweredKernel guarded = kernel_with(make_for(
+      o, 4, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(logical_and(lt(i, int_imm(56)), odd), copy_a_to_b(i)))));
+  finish_loop_program(guarded);
+  EXPECT_EQ(count_loops(guarded.body, ForKind::Vectorized), 0) << to_string(guarded.body);
+}
+
 TEST(LoopPassesTest, LargeLocalBuffersMoveToTheAllocator) {
   LoweredKernel k = kernel_with(make_seq({}));
   k.buffers.push_back(buffer("small", {1024}, BufferScope::Local));
