@@ -159,41 +159,28 @@ class CppEmitter {
   // becomes one call of the runtime's balanced-tree helper (ansor_rt::vreduce_*).
   static constexpr size_t kMinHorizontalReduction = 4;
 
-  // The store's combining operation, when it is A[c] = A[c] op B[...] with op a reduction's
-  // and A, B float buffers of one dtype; its accumulator load and its operand load.
-  struct Accumulation {
-    BinaryOp op;
-    const LoadNode* operand;
-  };
-
-  std::optional<Accumulation> accumulation(const Stmt& s) {
+  // The store's combining operation, when it is A[c] = A[c] op B[...] (accumulation_step)
+  // with A and B float buffers of one dtype; its operand load.
+  std::optional<AccumulationStep> accumulation(const Stmt& s) {
     auto* st = s->as<StoreNode>();
-    if (!st) return std::nullopt;
-    auto* b = st->value->as<BinaryNode>();
-    if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min || b->op == BinaryOp::Max))
-      return std::nullopt;
-    auto* acc = b->a->as<LoadNode>();
-    auto* operand = b->b->as<LoadNode>();
+    std::optional<AccumulationStep> step = st ? accumulation_step(*st) : std::nullopt;
+    if (!step) return std::nullopt;
     const Buffer& target = buffer(st->buffer);
-    if (!acc || !operand || acc->tensor != st->buffer || operand->tensor == st->buffer) return std::nullopt;
-    if (!(target.dtype == DType::F32 || target.dtype == DType::F64) || buffer(operand->tensor).dtype != target.dtype) return std::nullopt;
-    if (acc->indices.size() != st->indices.size()) return std::nullopt;
-    for (size_t k = 0; k < acc->indices.size(); ++k)
-      if (!structural_equal(acc->indices[k], st->indices[k])) return std::nullopt;
-    return Accumulation{b->op, operand};
+    if (!(target.dtype == DType::F32 || target.dtype == DType::F64) || buffer(step->operand->tensor).dtype != target.dtype) return std::nullopt;
+    return step;
   }
 
   // How many statements from stmts[i] accumulate consecutive elements B[j], B[j + 1], ... into
   // the same A[c] with the same operation.
   size_t horizontal_reduction_length(const std::vector<Stmt>& stmts, size_t i) {
-    std::optional<Accumulation> first = accumulation(stmts[i]);
+    std::optional<AccumulationStep> first = accumulation(stmts[i]);
     if (!first) return 0;
     auto* store = stmts[i]->as<StoreNode>();
     const Buffer& source = buffer(first->operand->tensor);
     Expr base = flat_expr(source, first->operand->indices);
     size_t n = 1;
     for (; i + n < stmts.size(); ++n) {
-      std::optional<Accumulation> next = accumulation(stmts[i + n]);
+      std::optional<AccumulationStep> next = accumulation(stmts[i + n]);
       if (!next || next->op != first->op || next->operand->tensor != first->operand->tensor) break;
       auto* next_store = stmts[i + n]->as<StoreNode>();
       if (next_store->buffer != store->buffer || next_store->indices.size() != store->indices.size()) break;
@@ -208,7 +195,7 @@ class CppEmitter {
 
   void emit_horizontal_reduction(const std::vector<Stmt>& stmts, size_t i, size_t n) {
     const StoreNode& store = *stmts[i]->as<StoreNode>();
-    const Accumulation acc = *accumulation(stmts[i]);
+    const AccumulationStep acc = *accumulation(stmts[i]);
     const Buffer& target = buffer(store.buffer);
     const Buffer& source = buffer(acc.operand->tensor);
     const std::string type = compute_type(target.dtype);

@@ -160,17 +160,14 @@ class VectorLegalizer {
 // the partial results a vectorised rfactor leaves, combined at the end of the reduction.
 bool combines_local_partial_results(const LoweredKernel& kernel, const ForNode& f) {
   auto* st = f.body->as<StoreNode>();
-  if (!st) return false;
-  auto* b = st->value->as<BinaryNode>();
-  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min || b->op == BinaryOp::Max)) return false;
-  auto* acc = b->a->as<LoadNode>();
-  auto* operand = b->b->as<LoadNode>();
-  if (!acc || !operand || acc->tensor != st->buffer || operand->tensor == st->buffer || acc->indices.size() != st->indices.size()) return false;
-  for (size_t k = 0; k < st->indices.size(); ++k)
-    if (uses_var(st->indices[k], f.var.get()) || !structural_equal(acc->indices[k], st->indices[k])) return false;
-  const Buffer* partial = kernel.find_buffer(operand->tensor);
+  std::optional<AccumulationStep> step = st ? accumulation_step(*st) : std::nullopt;
+  if (!step) return false;
+  for (const Expr& index : st->indices)
+    if (uses_var(index, f.var.get())) return false;
+  const LoadNode& operand = *step->operand;
+  const Buffer* partial = kernel.find_buffer(operand.tensor);
   return partial && partial->scope == BufferScope::Local &&
-         std::any_of(operand->indices.begin(), operand->indices.end(), [&](const Expr& e) { return uses_var(e, f.var.get()); });
+         std::any_of(operand.indices.begin(), operand.indices.end(), [&](const Expr& e) { return uses_var(e, f.var.get()); });
 }
 
 // Peels the iterations of a serial loop whose vectorized inner loop is guarded per lane (the

@@ -90,6 +90,18 @@ void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& visit)
   }
 }
 
+std::optional<AccumulationStep> accumulation_step(const StoreNode& store) {
+  auto* b = store.value->as<BinaryNode>();
+  if (!b || !(b->op == BinaryOp::Add || b->op == BinaryOp::Mul || b->op == BinaryOp::Min || b->op == BinaryOp::Max)) return std::nullopt;
+  auto* acc = b->a->as<LoadNode>();
+  auto* operand = b->b->as<LoadNode>();
+  if (!acc || !operand || acc->tensor != store.buffer || operand->tensor == store.buffer || acc->indices.size() != store.indices.size())
+    return std::nullopt;
+  for (size_t k = 0; k < acc->indices.size(); ++k)
+    if (!structural_equal(acc->indices[k], store.indices[k])) return std::nullopt;
+  return AccumulationStep{b->op, operand};
+}
+
 Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite) {
   switch (s->kind) {
     case StmtKind::For: {

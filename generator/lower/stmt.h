@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,15 @@ Stmt substitute(const Stmt& s, const VarMap& map);
 // Calls `visit` on s and every statement inside it, in program order (a statement before those
 // it contains).
 void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& visit);
+
+// One step of a reduction as lowering writes it: A[c] = A[c] op B[...], op a reduction's
+// combining operation (add, mul, min, max) and B another buffer. Passes and code generators
+// that combine such steps recognise them here.
+struct AccumulationStep {
+  BinaryOp op;
+  const LoadNode* operand;  // B[...]
+};
+std::optional<AccumulationStep> accumulation_step(const StoreNode& store);
 
 // s rebuilt with `rewrite` applied to each of its child statements (not to s itself): the
 // recursion of passes that change only some kinds of statements. Children are rewritten in

@@ -1,7 +1,8 @@
 // The C++ emitted for vectorised partial reductions: the lanes of the partial results are
 // combined by the runtime's tree helpers (ansor_rt::vreduce_*), not a chain of scalar
-// operations, and a division by a value the same in every lane becomes a multiplication by its
-// reciprocal.
+// operations, a division by a value the same in every lane becomes a multiplication by its
+// reciprocal, and rows that no power of two divides still run in whole vectors.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -30,6 +31,10 @@ TEST(ReductionCodegenTest, SoftmaxCombinesLanesByTreeHelpersAndMultipliesByTheRe
     EXPECT_NE(code.find("ansor_rt::vreduce_add<float, "), std::string::npos) << code;
     // No lane of a partial result combined on its own.
     EXPECT_FALSE(std::regex_search(code, std::regex("[^&\\w]\\w*_rf\\[[1-9]\\d*\\]\\)"))) << code;
+    // Rows of 1000 in whole vectors of twice the width, the last 8 elements as one short vector.
+    EXPECT_NE(code.find(fmt::format("ansor_rt::vexp<{}>(", 2 * lanes)), std::string::npos) << code;
+    EXPECT_NE(code.find("ansor_rt::vexp<8>("), std::string::npos) << code;
+    EXPECT_EQ(code.find("std::exp("), std::string::npos) << code;
     EXPECT_NE(code.find("* (1.0f / "), std::string::npos) << code;
     EXPECT_FALSE(std::regex_search(code, std::regex("vload<float, \\d+>\\([^;]*\\) / "))) << code;
   }
