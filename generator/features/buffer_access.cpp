@@ -123,10 +123,16 @@ int64_t loop_stride(const BufferAccess& access, const ForNode& loop, const std::
 
 int64_t contiguous_elements(const Buffer& buffer, const std::vector<int64_t>& region) {
   if (region.empty()) return 1;
-  size_t last = region.size() - 1;
-  int64_t run = region[last];
-  for (size_t d = last; d-- > 0;) {
-    bool inner_whole = region[d + 1] == buffer.shape[d + 1] && buffer.strides[d] == buffer.strides[d + 1] * buffer.shape[d + 1];
+  // Dimensions from the smallest stride, the last dimension first among equals (a local buffer
+  // may be laid out in its loops' order rather than row-major).
+  std::vector<size_t> order(region.size());
+  for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return buffer.strides[a] != buffer.strides[b] ? buffer.strides[a] < buffer.strides[b] : a > b; });
+  int64_t run = region[order[0]];
+  for (size_t i = 1; i < order.size(); ++i) {
+    const size_t inner = order[i - 1], d = order[i];
+    bool inner_whole = region[inner] == buffer.shape[inner] && buffer.strides[d] == buffer.strides[inner] * buffer.shape[inner];
     if (!inner_whole) break;
     run *= region[d];
   }

@@ -49,8 +49,9 @@ TouchedRegions touched_regions(const std::vector<BufferAccess>& accesses, const 
 // loop does not move the access.
 int64_t loop_stride(const BufferAccess& access, const ForNode& loop, const std::vector<const ForNode*>& loops);
 
-// The elements of the longest contiguous run of a region of the buffer: the innermost dimension's
-// extent, times the next dimension's while the dimensions inside it are whole and unpadded.
+// The elements of the longest contiguous run of a region of the buffer: the extent of the
+// dimension of stride 1, times the next larger stride's while the dimensions inside it are whole
+// and unpadded.
 int64_t contiguous_elements(const Buffer& buffer, const std::vector<int64_t>& region);
 
 }  // namespace ansor

@@ -68,9 +68,33 @@ class Lowerer {
       b.dtype = st.op->dtype;
       b.shape = info(s).region_extent;
       b.scope = !info(s).local ? BufferScope::Workspace : st.scope == MemoryScope::Shared ? BufferScope::Shared : BufferScope::Local;
-      b.strides = aligned_strides(st, b.shape);
+      b.strides = b.scope == BufferScope::Local ? loop_order_strides(s, b.shape) : aligned_strides(st, b.shape);
       k.buffers.push_back(std::move(b));
     }
+  }
+
+  // A local buffer (a tile's accumulators, a row's partial results) is laid out in the order of
+  // its stage's loops: the dimension whose innermost loop runs innermost is contiguous, so that
+  // the innermost loop, vectorised, updates consecutive elements whichever axis the schedule put
+  // last (output channels in an NCHW convolution's tile, say).
+  std::vector<int64_t> loop_order_strides(int s, const std::vector<int64_t>& shape) const {
+    const Stage& st = state_.stage(s);
+    const StageBounds& in = info(s);
+    const int dims = static_cast<int>(shape.size());
+    std::vector<int> innermost_loop(dims, -1);
+    for (int d = 0; d < dims; ++d)
+      for (size_t p = 0; p < st.leaves.size(); ++p)
+        if (uses_var(in.offsets[d], in.vars[st.leaves[p]].get())) innermost_loop[d] = static_cast<int>(p);
+    std::vector<int> order(dims);  // outermost first; ties keep the dimensions' order
+    for (int d = 0; d < dims; ++d) order[d] = d;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return innermost_loop[a] < innermost_loop[b]; });
+    std::vector<int64_t> strides(dims, 1);
+    int64_t stride = 1;
+    for (int i = dims - 1; i >= 0; --i) {
+      strides[order[i]] = stride;
+      stride *= shape[order[i]];
+    }
+    return strides;
   }
 
   static std::vector<int64_t> aligned_strides(const Stage& st, const std::vector<int64_t>& shape) {

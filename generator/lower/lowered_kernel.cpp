@@ -1,11 +1,14 @@
 // Buffer helpers.
 #include "lower/lowered_kernel.h"
 
+#include <algorithm>
+
 namespace ansor {
 
 int64_t Buffer::num_elements() const {
-  if (shape.empty()) return 1;
-  return strides[0] * shape[0];
+  int64_t n = 1;
+  for (size_t d = 0; d < shape.size(); ++d) n = std::max(n, strides[d] * shape[d]);
+  return n;
 }
 
 const Buffer* LoweredKernel::find_buffer(const std::string& n) const {

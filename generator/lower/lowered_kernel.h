@@ -27,7 +27,7 @@ struct Buffer {
   bool is_output = false;
   bool is_const = false;
 
-  int64_t num_elements() const;  // including padding
+  int64_t num_elements() const;  // the span its strides address, padding included
 };
 
 // A const input stored in the loop order of its consumer: element `coords` (variables with

@@ -134,6 +134,27 @@ void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
   }
 }
 
+void Annotator::choose_innermost_axes(State& s, std::mt19937_64& rng) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (!is_tiled(st) || st.leaves.empty() || !chance(rng, 0.5)) continue;
+    // The innermost tile: the spatial loops after the last reduction loop.
+    int first = static_cast<int>(st.leaves.size());
+    while (first > 0 && st.leaf(first - 1).kind == IterKind::Spatial) --first;
+    std::vector<int> candidates;
+    for (int p = first; p < static_cast<int>(st.leaves.size()); ++p)
+      if (st.leaf(p).extent >= 2) candidates.push_back(p);
+    if (candidates.empty()) continue;
+    const int last = pick(candidates, rng);
+    if (last == static_cast<int>(st.leaves.size()) - 1) continue;
+    std::vector<int> order;
+    for (int p = 0; p < static_cast<int>(st.leaves.size()); ++p)
+      if (p != last) order.push_back(p);
+    order.push_back(last);
+    s.try_apply(std::make_shared<ReorderStep>(i, order));
+  }
+}
+
 void Annotator::split_vector_loops(State& s, std::mt19937_64& rng) {
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
@@ -178,6 +199,7 @@ State Annotator::annotate(const State& sketch, std::mt19937_64& rng) {
     bind_gpu_threads(s, rng);
   } else {
     infer_bounds(s);
+    choose_innermost_axes(s, rng);
     split_vector_loops(s, rng);
     parallelize(s, rng);
     infer_bounds(s);

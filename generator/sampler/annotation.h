@@ -25,6 +25,11 @@ class Annotator {
   void choose_compute_locations(State& s, std::mt19937_64& rng);
   void parallelize(State& s, std::mt19937_64& rng);
   void bind_gpu_threads(State& s, std::mt19937_64& rng);
+  // CPU: half of the tiled stages get another axis of their innermost tile as the innermost
+  // loop, the one that is vectorised: the row of an NCHW output is often too short for a vector
+  // where its output channels are not (local buffers follow their loops' order, so that axis's
+  // accumulators are contiguous).
+  void choose_innermost_axes(State& s, std::mt19937_64& rng);
   // Splits long innermost spatial loops by one or two vectors' lanes and vectorises the lanes.
   void split_vector_loops(State& s, std::mt19937_64& rng);
   void vectorize(State& s, std::mt19937_64& rng);

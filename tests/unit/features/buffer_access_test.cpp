@@ -92,6 +92,11 @@ TEST(ContiguousRunTest, InnerDimensionsJoinWhileWholeAndUnpadded) {
   padded.strides = {8 * 17, 17, 1};  // storage_align pads rows to 17
   EXPECT_EQ(contiguous_elements(padded, {2, 8, 16}), 16);
   EXPECT_EQ(contiguous_elements(buffer("S", {}), {}), 1);
+  // A local buffer laid out in its loops' order: the first dimension contiguous.
+  Buffer columns = buffer("L", {16, 2});
+  columns.strides = {1, 16};
+  EXPECT_EQ(contiguous_elements(columns, {16, 2}), 32);
+  EXPECT_EQ(contiguous_elements(columns, {8, 2}), 8);
 }
 
 }  // namespace

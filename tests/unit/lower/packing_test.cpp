@@ -1,7 +1,7 @@
 // Layout rewrite of const inputs: the packed tensor is indexed by the consumer's loops that
 // read it, and a fused loop that also runs over loops which do not index the tensor contributes
 // only the parts that do, so the packed tensor never holds copies of the plain one; a layout
-// that would hold copies anyway is not made.
+// that would hold copies anyway is not made. Local buffers are laid out in their loops' order.
 #include "lower/packing.h"
 
 #include <gtest/gtest.h>
@@ -86,6 +86,32 @@ TEST(PackingTest, FusedLoopReadWholeKeepsItsExtent) {
   State s = with_packed_b({std::make_shared<FuseStep>(kC, std::vector<int>{2, 3})});
   std::vector<int64_t> shape = packed_shape_of_b(s);
   EXPECT_EQ(std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>()), 8 * 20);
+}
+
+// A tile's accumulators are laid out in the order of its loops: C computed in 4 x 5 tiles, its
+// local stage running k, j, i (i innermost), has C.local's i dimension contiguous, and the
+// program still computes C.
+TEST(LocalBufferTest, AccumulatorsAreContiguousAlongTheInnermostLoop) {
+  State s(matmul_dag());
+  s.apply(std::make_shared<CacheWriteStep>(kC, MemoryScope::Local));
+  const int local = s.find_stage("C.local"), c = s.find_stage("C");
+  s.apply(std::make_shared<SplitStep>(c, 0, std::vector<int64_t>{4}));                // i.0, i.1, j
+  s.apply(std::make_shared<SplitStep>(c, 2, std::vector<int64_t>{5}));                // i.0, i.1, j.0, j.1
+  s.apply(std::make_shared<ReorderStep>(c, std::vector<int>{0, 2, 1, 3}));           // i.0, j.0, i.1, j.1
+  s.apply(std::make_shared<ComputeAtStep>(local, c, 1));
+  s.apply(std::make_shared<ReorderStep>(local, std::vector<int>{2, 1, 0}));          // k, j, i
+  LoweredKernel lowered = lower_state(s, "k");
+  const Buffer* acc = lowered.find_buffer("C.local");
+  ASSERT_NE(acc, nullptr) << to_string(lowered);
+  EXPECT_EQ(acc->shape, (std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(acc->strides, (std::vector<int64_t>{1, 4})) << to_string(lowered);
+  EXPECT_EQ(acc->num_elements(), 20);
+  LoweredKernel naive = lower_state(State(s.dag_ptr()), "naive");
+  std::vector<std::vector<double>> expected = test::random_args(naive, 7), args = expected;
+  interpret(naive, expected);
+  interpret(lowered, args);
+  const size_t out = expected.size() - 1;
+  for (size_t e = 0; e < expected[out].size(); ++e) ASSERT_NEAR(args[out][e], expected[out][e], 1e-9) << "element " << e;
 }
 
 // B read at (j + 1) % 2: j cannot be split into digits, so a packed B would be indexed by all

@@ -154,6 +154,38 @@ TEST(AnnotationTest, SampledProgramsUseEveryAnnotation) {
   EXPECT_GT(seen[StepKind::ComputeAt], 0);
 }
 
+// The tiled stage's innermost loop is drawn among its innermost tile's axes: for the NCHW
+// convolution, sometimes the output channels' part instead of the row's, with the local
+// accumulators contiguous along it.
+TEST(AnnotationTest, TheInnermostLoopOfATileIsDrawnAmongItsAxes) {
+  Program program = load_kernels();
+  auto dag = std::make_shared<const ComputeDAG>(program.find("conv_bias_relu")->dag);
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
+  std::mt19937_64 rng(5);
+  std::map<std::string, int> innermost;
+  int channels_contiguous = 0;
+  for (int i = 0; i < 200; ++i) {
+    State s = sample_program(sketches, annotator, rng);
+    for (int st = 0; st < s.num_stages(); ++st) {
+      const Stage& stage = s.stage(st);
+      if (stage.relations.empty() || !stage.op->reduction()) continue;
+      const std::string name = stage.leaf(static_cast<int>(stage.leaves.size()) - 1).name;
+      ++innermost[name.substr(0, name.find('.'))];
+      LoweredKernel lowered = lower_state(s, "k");
+      const Buffer* acc = lowered.find_buffer(stage.op->name);
+      if (name.rfind("i1.", 0) == 0 && acc && acc->scope == BufferScope::Local && acc->shape[1] > 1) {
+        EXPECT_EQ(acc->strides[1], 1) << stage.op->name;
+        ++channels_contiguous;
+      }
+    }
+  }
+  EXPECT_GT(innermost["i3"], 0);  // the row's part, as the sketch orders the tile
+  EXPECT_GT(innermost["i1"], 0);  // the output channels' part
+  EXPECT_GT(channels_contiguous, 0);
+}
+
 TEST(FactorizationTest, EveryFactorisationAppearsNearUniformly) {
   Factorizations f;
   // 12 into two inner lengths with the innermost at most 12: (a, b) with a * b dividing 12.
