@@ -116,7 +116,12 @@ KernelArguments::KernelArguments(const ansor_kernel_info& kernel) : plain(kernel
   for (int i = 0; i < kernel.num_args; ++i) {
     const ansor_tensor_info& t = kernel.args[i];
     if (t.dtype != ANSOR_DTYPE_F32) throw std::runtime_error(fmt::format("argument {} is not f32", t.name));
-    plain[i] = t.is_output ? std::vector<float>(elements(t)) : random_floats(elements(t), 100 + i);
+    if (t.is_output) {
+      plain[i].resize(elements(t));
+    } else {
+      std::vector<float> values = random_floats(elements(t), 100 + i);
+      plain[i].assign(values.begin(), values.end());
+    }
     if (std::string_view(t.name) == "var")
       for (float& v : plain[i]) v = std::fabs(v);
     void* packed_ptr = plain[i].data();

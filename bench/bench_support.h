@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lang/program.h"
+#include "measure/aligned_buffer.h"
 #include "measure/measurer.h"
 #include "records/cache.h"
 #include "schedule/state.h"
@@ -97,15 +98,16 @@ double argument_bytes(const ansor_kernel_info& kernel);
 // A kernel's f32 arguments: random inputs, an output buffer, and the const inputs packed once by
 // the kernel's schedule, as a deployment packs its weights. Inputs are drawn from [-1, 1], except
 // those named `var` (a batch_norm's variance), drawn from [0, 1] so that its square root is real.
+// Buffers are cache-line aligned, as the measurement worker's are.
 struct KernelArguments {
-  std::vector<std::vector<float>> plain, packed;
+  std::vector<AlignedVector<float>> plain, packed;
   std::vector<void*> plain_ptrs, packed_ptrs;
   bool has_const = false;
 
   explicit KernelArguments(const ansor_kernel_info& kernel);
   // The inputs in argument order, unpacked (what a vendor library is given).
   std::vector<const float*> inputs() const;
-  std::vector<float>& output() { return plain.back(); }
+  AlignedVector<float>& output() { return plain.back(); }
 };
 
 // "12.3" GFLOP/s of `flops` done in `seconds`.

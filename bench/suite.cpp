@@ -236,7 +236,7 @@ int main(int argc, char** argv) try {
     fmt::print("timing {}\n", row.kernel);
     row.plain = bench::median_seconds([&] { tuned.call(args.plain_ptrs.data()); });
     row.ours = args.has_const ? bench::median_seconds([&] { tuned.call_packed(args.packed_ptrs.data()); }) : row.plain;
-    std::vector<float> ours = args.output();
+    std::vector<float> ours(args.output().begin(), args.output().end());
     double largest = 0;
     for (float v : ours) largest = std::max(largest, static_cast<double>(std::fabs(v)));
     for (const bench::LibraryRun& run : bench::suite_library_runs(row.op, tuned)) {

@@ -1,9 +1,8 @@
 // Random annotation (paper §4.2): a complete program from a sketch, every choice the sketch
 // leaves open drawn at random, so that every program of the space can be reached: tile sizes,
 // where flexible stages are computed, which outer loops run in parallel (or, on GPUs, bind to
-// blocks and threads), which axis of a tile runs innermost and which inner loops are
-// vectorised, how far loops are unrolled, and
-// whether const inputs are packed for their consumer.
+// blocks and threads), which axis of a tile runs innermost, which inner loops are vectorised,
+// how far loops are unrolled, and whether const inputs are packed for their consumer.
 #pragma once
 
 #include <random>

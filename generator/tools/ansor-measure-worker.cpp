@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "measure/aligned_buffer.h"
+
 namespace {
 
 using Json = nlohmann::json;
@@ -43,8 +45,8 @@ using Json = nlohmann::json;
 constexpr double kColdCallSlack = 0.1;
 
 struct Workload {
-  std::vector<std::vector<unsigned char>> inputs;    // per argument; empty for outputs
-  std::vector<std::vector<unsigned char>> expected;  // per argument; empty for inputs
+  std::vector<ansor::AlignedVector<unsigned char>> inputs;    // per argument; empty for outputs
+  std::vector<ansor::AlignedVector<unsigned char>> expected;  // per argument; empty for inputs
 };
 
 int64_t elements(const ansor_tensor_info& t) {
@@ -69,7 +71,7 @@ double value_at(const unsigned char* p, ansor_dtype t, int64_t i) {
   return NAN;
 }
 
-void fill_random(std::vector<unsigned char>& buf, ansor_dtype t, std::mt19937_64& rng) {
+void fill_random(ansor::AlignedVector<unsigned char>& buf, ansor_dtype t, std::mt19937_64& rng) {
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
   size_t size = ansor_dtype_size(t);
   for (size_t i = 0; i < buf.size() / size; ++i) {
@@ -142,7 +144,7 @@ class Worker {
     std::vector<void*> args;
     for (int i = 0; i < info->num_args; ++i) {
       const ansor_tensor_info& t = info->args[i];
-      std::vector<unsigned char> buf(static_cast<size_t>(elements(t)) * ansor_dtype_size(t.dtype));
+      ansor::AlignedVector<unsigned char> buf(static_cast<size_t>(elements(t)) * ansor_dtype_size(t.dtype));
       if (!t.is_output) fill_random(buf, t.dtype, rng);
       (t.is_output ? w.expected : w.inputs).push_back(std::move(buf));
       (t.is_output ? w.inputs : w.expected).emplace_back();
@@ -158,7 +160,7 @@ class Worker {
   }
 
   // The outputs, one after the other, when the file holds exactly as many bytes as they do.
-  static bool read_outputs(const std::string& path, std::vector<std::vector<unsigned char>>& outputs) {
+  static bool read_outputs(const std::string& path, std::vector<ansor::AlignedVector<unsigned char>>& outputs) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     size_t total = 0;
     for (const auto& o : outputs) total += o.size();
@@ -170,7 +172,7 @@ class Worker {
 
   // Written under another name and renamed, so that a worker killed while writing leaves no
   // partial file. A failure only costs the next worker a reference run.
-  static void write_outputs(const std::string& path, const std::vector<std::vector<unsigned char>>& outputs) {
+  static void write_outputs(const std::string& path, const std::vector<ansor::AlignedVector<unsigned char>>& outputs) {
     std::string partial = path + ".partial";
     {
       std::ofstream out(partial, std::ios::binary | std::ios::trunc);
@@ -188,7 +190,7 @@ class Worker {
     Library lib;
     const ansor_kernel_info* info = load(lib, req.at("library"), req.at("symbol"), error);
     if (!info) return {{"result", "run_error"}, {"message", error}};
-    std::vector<std::vector<unsigned char>> buffers(info->num_args);
+    std::vector<ansor::AlignedVector<unsigned char>> buffers(info->num_args);
     std::vector<void*> args;
     for (int i = 0; i < info->num_args; ++i) {
       const ansor_tensor_info& t = info->args[i];
