@@ -130,17 +130,23 @@ TEST(AnnotationTest, GpuProgramsRunBlockByBlockOnTheCpu) {
   }
 }
 
-TEST(AnnotationTest, SampledProgramsUseEveryAnnotation) {
+// `count` CPU programs of the kernel, sampled from its sketches.
+std::vector<State> sampled_programs(const std::string& kernel, int count, uint64_t seed) {
   Program program = load_kernels();
-  auto dag = std::make_shared<const ComputeDAG>(program.find("matmul")->dag);
+  auto dag = std::make_shared<const ComputeDAG>(program.find(kernel)->dag);
   SamplerContext ctx;
   Annotator annotator(ctx);
   std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
-  std::mt19937_64 rng(11);
+  std::mt19937_64 rng(seed);
+  std::vector<State> programs;
+  for (int i = 0; i < count; ++i) programs.push_back(sample_program(sketches, annotator, rng));
+  return programs;
+}
+
+TEST(AnnotationTest, SampledProgramsUseEveryAnnotation) {
   std::map<StepKind, int> seen;
   std::map<IterAnnotation, int> annotations;
-  for (int i = 0; i < 100; ++i) {
-    State s = sample_program(sketches, annotator, rng);
+  for (const State& s : sampled_programs("matmul", 100, 11)) {
     for (const StepPtr& step : s.steps()) {
       ++seen[step->kind()];
       if (auto* a = dynamic_cast<const AnnotateStep*>(step.get())) ++annotations[a->annotation];
@@ -158,16 +164,9 @@ TEST(AnnotationTest, SampledProgramsUseEveryAnnotation) {
 // convolution, sometimes the output channels' part instead of the row's, with the local
 // accumulators contiguous along it.
 TEST(AnnotationTest, TheInnermostLoopOfATileIsDrawnAmongItsAxes) {
-  Program program = load_kernels();
-  auto dag = std::make_shared<const ComputeDAG>(program.find("conv_bias_relu")->dag);
-  SamplerContext ctx;
-  Annotator annotator(ctx);
-  std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
-  std::mt19937_64 rng(5);
   std::map<std::string, int> innermost;
   int channels_contiguous = 0;
-  for (int i = 0; i < 200; ++i) {
-    State s = sample_program(sketches, annotator, rng);
+  for (const State& s : sampled_programs("conv_bias_relu", 200, 5)) {
     for (int st = 0; st < s.num_stages(); ++st) {
       const Stage& stage = s.stage(st);
       if (stage.relations.empty() || !stage.op->reduction()) continue;
