@@ -13,6 +13,13 @@
 
 #include <cstdint>
 
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#define ANSOR_VMATH_SCALEF 1
+#endif
+#if defined(__FMA__) || defined(ANSOR_VMATH_SCALEF)
+#include <immintrin.h>
+#endif
+
 namespace ansor_rt {
 
 namespace vmath_detail {
@@ -117,17 +124,19 @@ inline F<N> in_parts(F<N> x, F<N> y) {
 // -0 for none), added after the range reduction so that its bits survive. Cody-Waite reduction
 // hi = k ln2 + r, |r| <= ln2/2 (ln2 split into 355/512, exact in any k ln2 product here, and
 // the rest), then 1 + r + r^2 S(r), S of degree 4: a near-minimax fit of relative error 3.1e-9
-// (scripts/fit_vector_math.py). hi is clamped to [-104, 89], which changes no float result
-// and keeps k in [-150, 129]; NaN lanes give NaN p and an arbitrary k.
+// (scripts/fit_vector_math.py). hi must lie in [-104, 89] (callers clamp it where it may not:
+// that changes no float result), so k is in [-150, 129]; NaN lanes give NaN p and an arbitrary
+// k. k comes as a float and as an int32, whichever the scaling below needs (the compiler drops
+// the other).
 template <int N>
 struct ExpReduced {
   F<N> p;
-  I<N> k;
+  F<N> k;
+  I<N> k_int;
 };
 
 template <int N>
 inline ExpReduced<N> exp_reduced(F<N> hi, F<N> lo) {
-  hi = clamp<N>(hi, -104.0f, 89.0f);
   // Adding 1.5 * 2^23 rounds hi / ln2 to an integer that lands in the low mantissa bits.
   const float shifter = 0x1.8p23f;
   const F<N> t = hi * 1.44269504088896341f + shifter;
@@ -142,13 +151,75 @@ inline ExpReduced<N> exp_reduced(F<N> hi, F<N> lo) {
   p = p * r + 4.999999345e-1f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  return {p, (I<N>)(bits<N>(t) - bits<N>(splat<N>(shifter)))};
+  return {p, k, (I<N>)(bits<N>(t) - bits<N>(splat<N>(shifter)))};
 }
 
 // 2^k as a float, for k in [-126, 127] (unsigned arithmetic: garbage k gives garbage, no UB).
 template <int N>
 inline F<N> pow2(I<N> k) {
   return from_bits<N>(((U<N>)k + 127u) << 23);
+}
+
+// m 2^k for k in [-150, 129] from exp_reduced (k and k_int the same integer) and m of magnitude
+// in [2^-24, 2^25] or 0, rounded once: a subnormal result is correctly rounded, one beyond the
+// float range is infinity, NaN stays NaN. AVX-512 scales in one instruction (vscalefps, 4, 8 or
+// 16 lanes); elsewhere 2^k is applied as two factors, the first product exact. Both give the
+// same bits.
+template <int N>
+inline F<N> scale_by_pow2(F<N> m, F<N> k, I<N> k_int) {
+#if defined(ANSOR_VMATH_SCALEF)
+  (void)k_int;
+  // The masked forms with every lane selected: GCC 12's unmasked ones start from an undefined
+  // register, which -Wmaybe-uninitialized reports.
+  if constexpr (N == 16) {
+    return (F<N>)_mm512_mask_scalef_ps((__m512)m, 0xffff, (__m512)m, (__m512)k);
+  } else if constexpr (N == 8) {
+    return (F<N>)_mm256_mask_scalef_ps((__m256)m, 0xff, (__m256)m, (__m256)k);
+  } else if constexpr (N == 4) {
+    return (F<N>)_mm_mask_scalef_ps((__m128)m, 0xf, (__m128)m, (__m128)k);
+  } else {
+    F<4> m4 = splat<4>(0.0f), k4 = splat<4>(0.0f);
+    __builtin_memcpy(&m4, &m, sizeof(m));
+    __builtin_memcpy(&k4, &k, sizeof(k));
+    const F<4> r4 = (F<4>)_mm_mask_scalef_ps((__m128)m4, 0xf, (__m128)m4, (__m128)k4);
+    F<N> r;
+    __builtin_memcpy(&r, &r4, sizeof(r));
+    return r;
+  }
+#else
+  (void)k;
+  const I<N> k1 = k_int >> 1;
+  return m * pow2<N>(k1) * pow2<N>(k_int - k1);
+#endif
+}
+
+// The exact product x y as hi + lo with hi = x y rounded (|lo| <= half an ulp of hi), for x, y
+// whose product neither overflows nor underflows. With FMA the error is one fused multiply-add;
+// without it, Dekker's product on Veltkamp halves of 12 bits.
+template <int N>
+inline void exact_product(F<N> x, F<N> y, F<N>& hi, F<N>& lo) {
+  hi = x * y;
+#if defined(__FMA__)
+  // The packed instruction where one fits: GCC splits a per-lane fmaf loop into halves stored
+  // through memory, and stops inlining the functions around it.
+#if defined(__AVX512F__)
+  if constexpr (N == 16) {
+    lo = (F<N>)_mm512_fmsub_ps((__m512)x, (__m512)y, (__m512)hi);
+  } else
+#endif
+  if constexpr (N == 8) {
+    lo = (F<N>)_mm256_fmsub_ps((__m256)x, (__m256)y, (__m256)hi);
+  } else if constexpr (N == 4) {
+    lo = (F<N>)_mm_fmsub_ps((__m128)x, (__m128)y, (__m128)hi);
+  } else {
+    for (int i = 0; i < N; ++i) lo[i] = __builtin_fmaf(x[i], y[i], -hi[i]);
+  }
+#else
+  const F<N> x_split = x * 4097.0f, y_split = y * 4097.0f;
+  const F<N> x_hi = x_split - (x_split - x), y_hi = y_split - (y_split - y);
+  const F<N> x_lo = x - x_hi, y_lo = y - y_hi;
+  lo = ((x_hi * y_hi - hi) + x_hi * y_lo + x_lo * y_hi) + x_lo * y_lo;
+#endif
 }
 
 // The upper tail of the standard normal distribution without its Gaussian factor:
@@ -268,15 +339,18 @@ struct Ceil {
   }
 };
 
+// e^x for x in [-104, 89] (or NaN).
+template <int N>
+inline F<N> exp_in_range(F<N> x) {
+  // -0 as the correction: x + -0 == x, so the compiler drops the addition.
+  const ExpReduced<N> e = exp_reduced<N>(x, splat<N>(-0.0f));
+  return scale_by_pow2<N>(e.p, e.k, e.k_int);
+}
+
 struct Exp {
-  // p 2^k with 2^k as two factors, each a normal float for every k in range: a product
-  // underflows to a correctly rounded subnormal or overflows to infinity instead of wrapping.
   template <int N>
   static F<N> eval(F<N> x) {
-    // -0 as the correction: x + -0 == x, so the compiler drops the addition.
-    const ExpReduced<N> e = exp_reduced<N>(x, splat<N>(-0.0f));
-    const I<N> k1 = e.k >> 1;
-    return e.p * pow2<N>(k1) * pow2<N>(e.k - k1);
+    return exp_in_range<N>(clamp<N>(x, -104.0f, 89.0f));
   }
 };
 
@@ -318,7 +392,8 @@ struct Tanh {
     p = p * z + 1.333144221e-01f;
     p = p * z + -3.333328194e-01f;
     const F<N> small = a + a * z * p;
-    const F<N> large = 1.0f - 2.0f / (Exp::eval<N>(a + a) + 1.0f);
+    const F<N> two_a = a + a;
+    const F<N> large = 1.0f - 2.0f / (exp_in_range<N>(two_a > 89.0f ? splat<N>(89.0f) : two_a) + 1.0f);
     return with_sign_of<N>(a < 0.625f ? small : large, x);
   }
 };
@@ -326,7 +401,8 @@ struct Tanh {
 struct Sigmoid {
   template <int N>
   static F<N> eval(F<N> x) {
-    const F<N> e = Exp::eval<N>(from_bits<N>(bits<N>(x) | 0x80000000u));  // e^-|x|
+    const F<N> minus_abs_x = from_bits<N>(bits<N>(x) | 0x80000000u);
+    const F<N> e = exp_in_range<N>(minus_abs_x < -104.0f ? splat<N>(-104.0f) : minus_abs_x);  // e^-|x|
     const F<N> s = 1.0f / (e + 1.0f);
     return x >= 0.0f ? s : e * s;
   }
@@ -342,29 +418,27 @@ struct Erf {
     const F<N> c = clamp<N>(a, 0.0f, 4.0f);
     const ExpReduced<N> e = exp_reduced<N>(-(c * c), splat<N>(-0.0f));
     // erfc(c) = 2 Q(c sqrt(2)).
-    const F<N> erfc = normal_tail_ratio<N>(c * 1.41421356237309505f) * (e.p * pow2<N>(e.k + 1));
+    const F<N> erfc = normal_tail_ratio<N>(c * 1.41421356237309505f) * scale_by_pow2<N>(e.p + e.p, e.k, e.k_int);
     return with_sign_of<N>(a < 0.75f ? small : 1.0f - erfc, x);
   }
 };
 
 struct Gelu {
-  // Beyond |x| = 14.4, gelu(x) rounds to x or -0 (e^(-x^2/2) just above the exp clamp at -104).
+  // gelu(x) = relu(x) - a Q(a) with a = |x|: x - x Q(x) for x > 0, x Q(-x) otherwise. a is
+  // clamped to 14.4, beyond which gelu(x) rounds to x or -0 (and -a^2/2 stays above -104).
   template <int N>
   static F<N> eval(F<N> x) {
-    const F<N> a = clamp<N>(from_bits<N>(bits<N>(x) & 0x7fffffffu), 0.0f, 14.4f);
-    // a^2 / 2 exactly as sq_hi + sq_lo: a's 12 high bits square exactly.
-    const F<N> a_hi = from_bits<N>(bits<N>(a) & 0xfffff000u);
-    const F<N> a_lo = a - a_hi;
-    const F<N> sq_hi = (a_hi * a_hi) * 0.5f;
-    const F<N> sq_lo = (a_lo * (a + a_hi)) * 0.5f;
-    // e^(-a^2/2) 2^32: k + 32 stays in [-120, 32], a normal factor, and the tail's product is
-    // rounded once, at the end, where it is subnormal.
-    const ExpReduced<N> e = exp_reduced<N>(-sq_hi, -sq_lo);
-    const F<N> tail = normal_tail_ratio<N>(a) * (e.p * pow2<N>(e.k + 32));  // Q(a) 2^32
-    const F<N> x_tail = (with_sign_of<N>(a, x) * tail) * 0x1p-32f;  // clamped x times Q(a)
-    const F<N> r = x > 0.0f ? x - x_tail : x_tail;
-    // Below -14.4 gelu is -0, and NaN at -inf like the formula (-inf * 0).
-    return x < -14.4f ? x * 0.0f : r;
+    const F<N> abs_x = from_bits<N>(bits<N>(x) & 0x7fffffffu);
+    const F<N> a = abs_x > 14.4f ? splat<N>(14.4f) : abs_x;
+    F<N> sq_hi, sq_lo;  // -a^2 / 2 exactly
+    exact_product<N>(a, a * -0.5f, sq_hi, sq_lo);
+    const ExpReduced<N> e = exp_reduced<N>(sq_hi, sq_lo);
+    // a Q(a) = a R(a) p 2^k: the product of normal factors is scaled once, at the end, where
+    // the negative tail reaches the subnormals.
+    const F<N> a_tail = scale_by_pow2<N>((normal_tail_ratio<N>(a) * e.p) * a, e.k, e.k_int);
+    // x * 0 is -0 for negative x (gelu(-0) = -0) and NaN at -inf like the formula (-inf * 0).
+    // Below -14.4 a_tail rounds to 0, so gelu is -0 there.
+    return (x < 0.0f ? x * 0.0f : x) - a_tail;
   }
 };
 
