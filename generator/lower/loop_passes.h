@@ -46,16 +46,26 @@ Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements = kMaxExpandedS
 // buffer. Others become VectorizeHint loops.
 Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s);
 
+// Guards of ragged tiles hoisted out of the tile: in the body of a serial or parallel loop, the
+// guards inside it that compare a linear function of that loop's variable and of the loops
+// inside the body (not vector lanes) with a bound are replaced by one test of whether they hold
+// for the whole body, `if (all hold) { body without them } else { body }`. A split that does
+// not divide its loop (a tile of 8 over 109 outputs) then runs its whole tiles unguarded and
+// only the last one guarded. Bodies with barriers are left alone.
+Stmt unswitch_ragged_guards(const Stmt& s);
+
 // Local buffers larger than max_stack_bytes move to the allocator (BufferScope::LocalHeap).
 void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxStackBufferBytes);
 
 // All of the above (but auto-unrolling, which is per stage) on the kernel and its packers, in
-// the order that makes each see the result of the one before, with the loops combining local
-// partial results unrolled first (kMaxCombinedPartialResults) and, before the vector loops are
-// legalised, the ragged tails of vector loops peeled: a serial loop around a vectorized loop
-// guarded per lane runs unguarded vectors while the guard provably holds for every lane and
-// keeps the guard for the remaining iterations only. Unrolled loops stay loops when
-// expand_unrolled is false.
+// the order that makes each see the result of the one before: the loops combining local partial
+// results unrolled first (kMaxCombinedPartialResults); for the program as compiled
+// (expand_unrolled), ragged tiles unswitched and unrolled loops written out; before the vector
+// loops are legalised, the ragged tails of vector loops peeled: a serial loop around a
+// vectorized loop guarded per lane runs unguarded vectors while the guard provably holds for
+// every lane and keeps the guard for the remaining iterations only. When expand_unrolled is
+// false (the features' view: one row per statement of the schedule), unrolled loops stay loops
+// and guards stay where lowering put them.
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);
 
 }  // namespace ansor

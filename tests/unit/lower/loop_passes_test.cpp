@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "codegen/code_generator.h"
+#include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "lower/loop_passes.h"
 #include "lower/stmt_printer.h"
@@ -135,6 +136,78 @@ TEST(LoopPassesTest, RaggedVectorLoopsRunWholeVectorsAndAShorterLastOne) {
       o, 4, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(logical_and(lt(i, int_imm(56)), odd), copy_a_to_b(i)))));
   finish_loop_program(guarded);
   EXPECT_EQ(count_loops(guarded.body, ForKind::Vectorized), 0) << to_string(guarded.body);
+}
+
+// A[10, 10] copied to B in 4 x 4 tiles (3 x 3 of them, the last row and column ragged).
+LoweredKernel ragged_tiles(ForKind tile_kind) {
+  LoweredKernel k;
+  k.buffers = {buffer("A", {10, 10}), buffer("B", {10, 10})};
+  k.params = {0, 1};
+  Var a = make_var("a"), b = make_var("b"), r = make_var("r"), c = make_var("c");
+  Expr row = add(mul(a, int_imm(4)), r), col = add(mul(b, int_imm(4)), c);
+  Stmt copy = make_store("B", {row, col}, load("A", DType::F32, {row, col}));
+  Stmt guarded = make_if(logical_and(lt(row, int_imm(10)), lt(col, int_imm(10))), copy);
+  k.body = make_for(a, 3, tile_kind, make_for(b, 3, ForKind::Serial, make_for(r, 4, ForKind::Serial, make_for(c, 4, ForKind::Serial, guarded))));
+  return k;
+}
+
+TEST(LoopPassesTest, RaggedTilesRunWholeTilesUnguarded) {
+  LoweredKernel k = ragged_tiles(ForKind::Parallel);
+  LoweredKernel original = k;
+  finish_loop_program(k);
+  EXPECT_EQ(to_string(k.body),
+            "parallel a in 0..3:\n"
+            "  if a * 4 + 3 < 10:\n"
+            "    for b in 0..3:\n"
+            "      if b * 4 + 3 < 10:\n"
+            "        for r in 0..4:\n"
+            "          for c in 0..4:\n"
+            "            B[a * 4 + r, b * 4 + c] = A[a * 4 + r, b * 4 + c]\n"
+            "      else:\n"
+            "        for r in 0..4:\n"
+            "          for c in 0..4:\n"
+            "            if b * 4 + c < 10:\n"
+            "              B[a * 4 + r, b * 4 + c] = A[a * 4 + r, b * 4 + c]\n"
+            "  else:\n"
+            "    for b in 0..3:\n"
+            "      if b * 4 + 3 < 10:\n"
+            "        for r in 0..4:\n"
+            "          for c in 0..4:\n"
+            "            if a * 4 + r < 10:\n"
+            "              B[a * 4 + r, b * 4 + c] = A[a * 4 + r, b * 4 + c]\n"
+            "      else:\n"
+            "        for r in 0..4:\n"
+            "          for c in 0..4:\n"
+            "            if a * 4 + r < 10 && b * 4 + c < 10:\n"
+            "              B[a * 4 + r, b * 4 + c] = A[a * 4 + r, b * 4 + c]\n")
+      << to_string(k.body);
+  std::vector<std::vector<double>> want = test::random_args(original, 3), got = want;
+  interpret(original, want);
+  interpret(k, got);
+  EXPECT_EQ(got, want);
+  // The features' view keeps the guards where lowering put them.
+  LoweredKernel as_scheduled = ragged_tiles(ForKind::Parallel);
+  finish_loop_program(as_scheduled, /*expand_unrolled=*/false);
+  EXPECT_EQ(to_string(as_scheduled.body), to_string(original.body));
+}
+
+TEST(LoopPassesTest, GuardsAroundBarriersAndInsideUnrolledLoopsStay) {
+  LoweredKernel unrolled = ragged_tiles(ForKind::Unrolled);
+  finish_loop_program(unrolled, /*expand_unrolled=*/true);
+  // Not unswitched inside the unrolled row loop, which is written out: each copy keeps its
+  // row guard, and each copy's column loop unswitches its own guard.
+  const std::string text = to_string(unrolled.body);
+  int unswitched = 0;
+  for (size_t at = text.find("else:"); at != std::string::npos; at = text.find("else:", at + 1)) ++unswitched;
+  EXPECT_EQ(unswitched, 3) << text;
+  EXPECT_NE(text.find("        if r + 8 < 10:\n          B[r + 8, b * 4 + c]"), std::string::npos) << text;
+  Var a = make_var("a"), r = make_var("r");
+  Expr row = add(mul(a, int_imm(16)), r);
+  Stmt body = make_seq({make_if(lt(row, int_imm(56)), copy_a_to_b(row)), make_barrier()});
+  LoweredKernel synced = kernel_with(make_for(a, 4, ForKind::Serial, make_for(r, 16, ForKind::Serial, body)));
+  const std::string before = to_string(synced.body);
+  finish_loop_program(synced);
+  EXPECT_EQ(to_string(synced.body), before);
 }
 
 TEST(LoopPassesTest, LargeLocalBuffersMoveToTheAllocator) {
