@@ -329,6 +329,12 @@ class CppEmitter {
         }
         case ExprKind::Select: {
           auto* s = e->as<SelectNode>();
+          // A condition the same in every lane (a pad's row test) picks one whole vector, and
+          // only that side is evaluated: its loads may be out of bounds where it is not taken.
+          if (!uses_var(s->cond, v))
+            return {fmt::format("({} ? {} : {})", expr(s->cond), broadcast(vector_value(s->true_value, v, lanes), e->dtype, lanes),
+                                broadcast(vector_value(s->false_value, v, lanes), e->dtype, lanes)),
+                    true};
           auto* cmp = s->cond->as<BinaryNode>();
           // A comparison of values of the select's own type gives a mask of the right width.
           if (!cmp || !is_comparison(cmp->op) || cmp->a->dtype != e->dtype) break;

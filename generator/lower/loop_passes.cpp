@@ -271,8 +271,9 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes) {
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled) {
   kernel.body = remove_unit_loops(kernel.body);
   kernel.body = unroll_partial_result_combines(kernel, kernel.body);
-  if (expand_unrolled) kernel.body = expand_unrolled_loops(unswitch_ragged_guards(kernel.body));
+  // Peeled first: an unswitch in the loop around a vector loop would hide the pattern.
   kernel.body = VectorTailPeeler().run(kernel.body);
+  if (expand_unrolled) kernel.body = expand_unrolled_loops(unswitch_ragged_guards(kernel.body));
   kernel.body = legalize_vector_loops(kernel, kernel.body);
   place_local_buffers(kernel);
   for (LoweredKernel& packer : kernel.packers) finish_loop_program(packer, expand_unrolled);

@@ -59,13 +59,13 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxSt
 
 // All of the above (but auto-unrolling, which is per stage) on the kernel and its packers, in
 // the order that makes each see the result of the one before: the loops combining local partial
-// results unrolled first (kMaxCombinedPartialResults); for the program as compiled
-// (expand_unrolled), ragged tiles unswitched and unrolled loops written out; before the vector
-// loops are legalised, the ragged tails of vector loops peeled: a serial loop around a
-// vectorized loop guarded per lane runs unguarded vectors while the guard provably holds for
-// every lane and keeps the guard for the remaining iterations only. When expand_unrolled is
-// false (the features' view: one row per statement of the schedule), unrolled loops stay loops
-// and guards stay where lowering put them.
+// results unrolled first (kMaxCombinedPartialResults); the ragged tails of vector loops peeled
+// (a serial loop around a vectorized loop guarded per lane runs unguarded vectors while the
+// guard provably holds for every lane and keeps the guard for the remaining iterations only);
+// for the program as compiled (expand_unrolled), ragged tiles unswitched and unrolled loops
+// written out; the vector loops legalised last. When expand_unrolled is false (the features'
+// view: one row per statement of the schedule), unrolled loops stay loops and guards stay where
+// lowering put them.
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);
 
 }  // namespace ansor

@@ -171,6 +171,11 @@ kernel conv_bias_relu {
   b = const f32[6]
   Y = relu(bias_add(conv2d_nchw(X, W, pad = 1), b))
 }
+kernel conv_nhwc_prime {
+  X = input f32[1, 17, 17, 16]
+  W = const f32[3, 3, 16, 16]
+  Y = conv2d_nhwc(X, W, pad = 1)
+}
 kernel depthwise {
   X = input f32[1, 4, 11, 11]
   W = const f32[4, 1, 3, 3]
