@@ -1,5 +1,7 @@
 // Unswitching the guards of ragged tiles: see unswitch_ragged_guards in loop_passes.h.
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "ir/arith.h"
 #include "lower/loop_passes.h"
@@ -75,8 +77,8 @@ void for_each_child(const Stmt& s, F f) {
 }
 
 bool contains_barrier(const Stmt& s) {
-  bool found = s->kind == StmtKind::Barrier;
-  for_each_child(s, [&](const Stmt& x) { found = found || contains_barrier(x); });
+  bool found = false;
+  for_each_stmt(s, [&](const Stmt& x) { found = found || x->kind == StmtKind::Barrier; });
   return found;
 }
 
@@ -87,17 +89,20 @@ class GuardUnswitcher {
     if (!f) return map_children(s, [this](const Stmt& x) { return run(x); });
     ranges_[f->var.get()] = Interval::range(f->extent);
     Stmt body;
-    if (std::optional<Unswitched> u = unswitch(*f)) {
-      // The guards the condition stands for failed somewhere in the slow copy: they are not
-      // unswitched again inside it.
+    std::optional<Unswitched> u = unswitch(*f);
+    if (!u) {
+      body = run(f->body);
+    } else if (!u->condition) {
+      body = run(u->fast);
+    } else {
       Stmt fast = run(u->fast);
+      // The guards the condition stands for fail somewhere in the slow copy: they are not
+      // unswitched again inside it.
       const size_t settled = settled_.size();
       settled_.insert(settled_.end(), u->implied.begin(), u->implied.end());
       Stmt slow = run(f->body);
       settled_.resize(settled);
-      body = u->condition ? make_if(u->condition, fast, slow) : fast;
-    } else {
-      body = run(f->body);
+      body = make_if(u->condition, fast, slow);
     }
     ranges_.erase(f->var.get());
     return make_for(f->var, f->extent, f->for_kind, body, f->binding);
@@ -116,8 +121,8 @@ class GuardUnswitcher {
   };
 
   // The guards inside f's body that depend on f's variable and on loops inside the body (not
-  // on a vector loop's lanes: those are peeled later), with the condition under which they all
-  // hold for a whole iteration of f. Serial and parallel loops only: inside an
+  // on a vector loop's lanes: those are the vector tail peeler's), with the condition under
+  // which they all hold for a whole iteration of f. Serial and parallel loops only: inside an
   // unrolled loop the copies would be written out once per iteration.
   std::optional<Unswitched> unswitch(const ForNode& f) {
     if ((f.for_kind != ForKind::Serial && f.for_kind != ForKind::Parallel) || unswitches_ >= kMaxUnswitches ||

@@ -160,11 +160,11 @@ inline F<N> pow2(I<N> k) {
   return from_bits<N>(((U<N>)k + 127u) << 23);
 }
 
-// m 2^k for k in [-150, 129] from exp_reduced (k and k_int the same integer) and m of magnitude
-// in [2^-24, 2^25] or 0, rounded once: a subnormal result is correctly rounded, one beyond the
-// float range is infinity, NaN stays NaN. AVX-512 scales in one instruction (vscalefps, 4, 8 or
-// 16 lanes); elsewhere 2^k is applied as two factors, the first product exact. Both give the
-// same bits.
+// m 2^k for k in [-150, 129] from exp_reduced (k and k_int the same integer), rounded once: a
+// subnormal result is correctly rounded, one beyond the float range is infinity, NaN stays NaN.
+// AVX-512 scales in one instruction (vscalefps, 4, 8 or 16 lanes); elsewhere 2^k is applied as
+// two factors of about 2^(k/2), the first product exact as long as |m| >= 2^-51 where k < 0
+// (true of every caller: m is near 1, or small only where k is 0). Both give the same bits.
 template <int N>
 inline F<N> scale_by_pow2(F<N> m, F<N> k, I<N> k_int) {
 #if defined(ANSOR_VMATH_SCALEF)
