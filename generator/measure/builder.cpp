@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -100,9 +101,28 @@ Builder::Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildO
   std::filesystem::create_directories(options_.work_dir);
 }
 
+namespace {
+
+// The last write time of the newest file under the runtime's include directory.
+std::filesystem::file_time_type newest_header_time(const std::string& include_dir) {
+  auto newest = std::filesystem::file_time_type::min();
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(include_dir, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) newest = std::max(newest, it->last_write_time(ec));
+  }
+  return newest;
+}
+
+}  // namespace
+
 const std::string& Builder::precompiled_prelude() {
-  if (prelude_tried_ || !options_.precompile_prelude || !compiler_.is_clang()) return prelude_pch_;
+  if (!options_.precompile_prelude || !compiler_.is_clang()) return prelude_pch_;
+  const std::filesystem::file_time_type headers_time = newest_header_time(options_.runtime_include);
+  if (prelude_tried_ && headers_time == prelude_headers_time_) return prelude_pch_;
   prelude_tried_ = true;
+  prelude_headers_time_ = headers_time;
+  prelude_pch_.clear();
   std::filesystem::path header = std::filesystem::path(options_.work_dir) / "candidate_prelude.h";
   std::string pch = header.string() + ".pch";
   write_file_if_changed(header.string(), generator_.source_prelude());

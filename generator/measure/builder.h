@@ -6,6 +6,7 @@
 // runtime headers every unit includes are parsed once, into a precompiled header.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,9 @@ class Builder {
   };
   void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
   // The generator's prelude precompiled once, when the compiler is clang: every unit includes
-  // the same runtime headers. Empty when there is none (another compiler, or it failed).
+  // the same runtime headers. Precompiled again when a runtime header changed since (clang
+  // refuses a precompiled header older than its inputs, which failed every later candidate).
+  // Empty when there is none (another compiler, or it failed).
   const std::string& precompiled_prelude();
 
   KernelCompiler compiler_;
@@ -78,6 +81,7 @@ class Builder {
   double seconds_ = 0;
   UnitPlanner planner_;
   bool prelude_tried_ = false;
+  std::filesystem::file_time_type prelude_headers_time_;  // the newest runtime header's, when precompiled
   std::string prelude_pch_;
 };
 

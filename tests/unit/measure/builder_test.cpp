@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "measure/measurer.h"
@@ -25,11 +27,12 @@ class BuilderTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Builder make_builder(int per_unit, double timeout_seconds = 60, const std::string& compiler = "") const {
+  Builder make_builder(int per_unit, double timeout_seconds = 60, const std::string& compiler = "",
+                       const std::string& runtime_include = default_runtime_include()) const {
     BuildOptions options;
     options.per_unit = per_unit;
     options.timeout_seconds = timeout_seconds;
-    options.runtime_include = default_runtime_include();
+    options.runtime_include = runtime_include;
     options.work_dir = (dir_ / "work").string();
     return Builder(make_kernel_compiler(compiler), code_generator_for(Target::Kind::Cpu), options);
   }
@@ -65,6 +68,27 @@ TEST_F(BuilderTest, ClangUnitsReadThePreludePrecompiledOnceOthersParseIt) {
     EXPECT_EQ(fs::exists(pch), builder.compiler().is_clang()) << compiler;
     fs::remove_all(dir_ / "work");
   }
+}
+
+// A runtime header edited while a tuning run goes on (a developer's, or an update of the
+// checkout) made clang refuse the precompiled prelude for every later candidate.
+TEST_F(BuilderTest, APreludeIsPrecompiledAgainWhenARuntimeHeaderChanges) {
+  if (run_command_output("command -v clang++ 2>/dev/null").empty()) GTEST_SKIP() << "no clang++";
+  fs::path include = dir_ / "include";
+  fs::create_directories(include);
+  fs::copy(default_runtime_include(), include, fs::copy_options::recursive);
+  Builder builder = make_builder(1, 60, "clang++", include.string());
+  std::vector<BuildResult> first = builder.build({candidate()});
+  ASSERT_EQ(first[0].error, MeasureError::None) << first[0].message;
+  fs::path pch = dir_ / "work" / "candidate_prelude.h.pch";
+  ASSERT_TRUE(fs::exists(pch));
+  const fs::file_time_type precompiled = fs::last_write_time(pch);
+  fs::path header = include / "ansor" / "vector_math.h";
+  std::ofstream(header, std::ios::app) << "// edited while tuning\n";
+  fs::last_write_time(header, fs::last_write_time(header) + std::chrono::seconds(2));
+  std::vector<BuildResult> second = builder.build({candidate()});
+  EXPECT_EQ(second[0].error, MeasureError::None) << second[0].message;
+  EXPECT_NE(fs::last_write_time(pch), precompiled);
 }
 
 TEST_F(BuilderTest, UnitSizesArePlannedFromCompileTimes) {
