@@ -38,6 +38,9 @@ class CodeGenerator {
   // Flags its sources need whatever the user's flags are (language standard, position
   // independence).
   virtual std::vector<std::string> language_flags() const = 0;
+  // Throws InvalidState when the kernel exceeds what the target allows (a GPU's threads or shared
+  // memory per block): every program is checked before it is emitted or measured.
+  virtual void check(const LoweredKernel& kernel, const Target& target) const;
   // The command that compiles `source` into `output` with the user's compiler and flags; a
   // SharedLibrary uses `precompiled_prelude` (made by a PrecompiledPrelude command with the same
   // compiler and flags) unless it is empty. Only clang reads precompiled preludes.
@@ -47,7 +50,7 @@ class CodeGenerator {
                                                    const std::string& precompiled_prelude = "") const = 0;
 };
 
-// The generator for a kind of target. Throws std::invalid_argument for a kind that has none yet.
+// The generator for a kind of target.
 const CodeGenerator& code_generator_for(Target::Kind kind);
 
 // Comment lines ("//   ...") listing the steps of a schedule, for the head of a source file.

@@ -3,36 +3,21 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-#include <limits>
-#include <map>
 #include <optional>
-#include <unordered_map>
 
-#include "codegen/c_names.h"
-#include "ir/arith.h"
+#include "codegen/c_emitter.h"
 
 namespace ansor {
 
 namespace {
 
-std::string compute_type(DType t) { return std::string(dtype_compute_type(t)); }
-
-bool has_load(const Expr& e) { return !collect_loads(e).empty(); }
-
-class CppEmitter {
+class CppEmitter final : public CEmitter {
  public:
-  explicit CppEmitter(const LoweredKernel& k) : kernel_(k) {}
+  explicit CppEmitter(const LoweredKernel& k) : CEmitter(k, "int64_t") {}
 
   // The function `linkage symbol(params)` running the kernel's loop program.
   std::string run(const std::vector<ParamDecl>& params, const std::string& linkage, const std::string& symbol) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      names_.unique(params[i].name);
-      buffer_names_[kernel_.buffers[kernel_.params[i]].name] = params[i].name;
-    }
-    for (auto& b : kernel_.buffers)
-      if (b.scope != BufferScope::Param) buffer_names_[b.name] = names_.unique(b.name);
-
+    name_buffers(params);
     out_ += fmt::format("{} {} {{\n", linkage, c_prototype(params, symbol, true));
     indent_ = 1;
     line("int ansor_status = 0;");
@@ -44,16 +29,26 @@ class CppEmitter {
   }
 
  private:
-  void line(const std::string& s) {
-    out_.append(indent_ * 2, ' ');
-    out_ += s;
-    out_ += '\n';
+  std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const override {
+    std::string joined = fmt::format("{}", fmt::join(args, ", "));
+    switch (fn) {
+      case MathFn::Rsqrt:
+      case MathFn::Sigmoid:
+      case MathFn::Gelu:
+      case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
+      case MathFn::Abs:
+        if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
+        return fmt::format("std::abs({})", joined);
+      default: return fmt::format("std::{}({})", math_fn_name(fn), joined);
+    }
   }
 
-  const Buffer& buffer(const std::string& name) const {
-    const Buffer* b = kernel_.find_buffer(name);
-    if (!b) throw std::logic_error("codegen: unknown buffer " + name);
-    return *b;
+  std::string min_max_text(bool is_min, const std::string& type, const std::string& x, const std::string& y) const override {
+    return fmt::format("std::{}<{}>({}, {})", is_min ? "min" : "max", type, x, y);
+  }
+
+  std::string special_float_text(const std::string& what, const std::string& type) const override {
+    return fmt::format("std::numeric_limits<{}>::{}()", type, what == "nan" ? "quiet_NaN" : "infinity");
   }
 
   // All root intermediates share one workspace block, carved at 64-byte boundaries.
@@ -76,12 +71,6 @@ class CppEmitter {
 
   void set_failed() {
     line(parallel_depth_ > 0 ? "__atomic_store_n(&ansor_status, 1, __ATOMIC_RELAXED);" : "ansor_status = 1;");
-  }
-
-  std::string var_name(const VarNode* v) {
-    auto it = var_names_.find(v);
-    if (it != var_names_.end()) return it->second;
-    return var_names_[v] = names_.unique(v->name);
   }
 
   void stmt(const Stmt& s) {
@@ -219,8 +208,6 @@ class CppEmitter {
   // on the loop are broadcast, and what has no vector form is assembled lane by lane.
 
   static bool is_native_vector_type(DType t) { return t == DType::F32 || t == DType::F64; }
-
-  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const { return simplify(flat_index(b, idx), ranges_); }
 
   void emit_vector_stmt(const Stmt& s, const VarNode* v, int lanes) {
     switch (s->kind) {
@@ -387,161 +374,9 @@ class CppEmitter {
     line("}");
   }
 
-  std::string flat_index_text(const Buffer& b, const std::vector<Expr>& idx) { return index_expr(flat_expr(b, idx)); }
+  void emit_store(const StoreNode& s) { line(store_text(buffer(s.buffer), s.indices, expr(s.value))); }
 
-  void emit_store(const StoreNode& s) {
-    const Buffer& b = buffer(s.buffer);
-    std::string value = expr(s.value);
-    if (b.dtype == DType::F16) value = fmt::format("ansor_rt::f32_to_f16({})", value);
-    if (b.dtype == DType::BF16) value = fmt::format("ansor_rt::f32_to_bf16({})", value);
-    line(fmt::format("{}[{}] = {};", buffer_names_[b.name], flat_index_text(b, s.indices), value));
-  }
-
-  // ---- Expressions ----
-
-  bool provably_nonneg(const Expr& e) const { return bound_of(e, ranges_).min >= 0; }
-
-  // Index arithmetic: bounded, so plain C++ operators; floor division only where needed.
-  std::string index_expr(const Expr& e) {
-    if (auto* b = e->as<BinaryNode>()) {
-      std::string x = index_expr(b->a), y = index_expr(b->b);
-      switch (b->op) {
-        case BinaryOp::Div:
-          if (provably_nonneg(b->a) && provably_nonneg(b->b)) return fmt::format("({} / {})", x, y);
-          return fmt::format("ansor_rt::floordiv<int64_t>({}, {})", x, y);
-        case BinaryOp::Mod:
-          if (provably_nonneg(b->a) && provably_nonneg(b->b)) return fmt::format("({} % {})", x, y);
-          return fmt::format("ansor_rt::floormod<int64_t>({}, {})", x, y);
-        case BinaryOp::Min: return fmt::format("std::min<int64_t>({}, {})", x, y);
-        case BinaryOp::Max: return fmt::format("std::max<int64_t>({}, {})", x, y);
-        default: return fmt::format("({} {} {})", x, binary_op_symbol(b->op), y);
-      }
-    }
-    return expr(e);
-  }
-
-  static std::string int_literal(int64_t v, DType t) {
-    bool wide = v > INT32_MAX || v < INT32_MIN;
-    std::string digits = v == INT64_MIN ? "(-9223372036854775807LL - 1)" : std::to_string(v) + (wide ? "LL" : "");
-    if (t == kIndexType || t == DType::I32) return v < 0 ? "(" + digits + ")" : digits;
-    return fmt::format("static_cast<{}>({})", compute_type(t), digits);
-  }
-
-  static std::string float_literal(double v, DType t) {
-    bool is_double = t == DType::F64;
-    std::string type = is_double ? "double" : "float";
-    if (std::isnan(v)) return fmt::format("std::numeric_limits<{}>::quiet_NaN()", type);
-    if (std::isinf(v)) return fmt::format("({}std::numeric_limits<{}>::infinity())", v < 0 ? "-" : "", type);
-    std::string s = is_double ? fmt::format("{}", v) : fmt::format("{}", static_cast<float>(v));
-    if (s.find_first_of(".e") == std::string::npos) s += ".0";
-    if (!is_double) s += "f";
-    return v < 0 ? "(" + s + ")" : s;
-  }
-
-  std::string math_call(const CallNode& c) {
-    std::vector<std::string> args;
-    for (auto& a : c.args) args.push_back(expr(a));
-    return math_call_text(c.fn, c.dtype, args);
-  }
-
-  static std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) {
-    std::string joined = fmt::format("{}", fmt::join(args, ", "));
-    switch (fn) {
-      case MathFn::Rsqrt:
-      case MathFn::Sigmoid:
-      case MathFn::Gelu:
-      case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
-      case MathFn::Abs:
-        if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
-        return fmt::format("std::abs({})", joined);
-      default: return fmt::format("std::{}({})", math_fn_name(fn), joined);
-    }
-  }
-
-  std::string binary(const Expr& e) {
-    const BinaryNode& b = *e->as<BinaryNode>();
-    std::string x = expr(b.a), y = expr(b.b);
-    DType t = b.a->dtype;
-    std::string type = compute_type(t);
-    bool int_values = dtype_is_int(t) && (has_load(b.a) || has_load(b.b));
-    switch (b.op) {
-      case BinaryOp::Add:
-      case BinaryOp::Sub:
-      case BinaryOp::Mul:
-        if (int_values) {
-          // Signed overflow is undefined in C++; tensor arithmetic wraps, as in numpy.
-          if (t == DType::I32 || t == DType::I64) {
-            const char* fn = b.op == BinaryOp::Add ? "wrapping_add" : b.op == BinaryOp::Sub ? "wrapping_sub" : "wrapping_mul";
-            return fmt::format("ansor_rt::{}<{}>({}, {})", fn, type, x, y);
-          }
-          return fmt::format("static_cast<{}>({} {} {})", type, x, binary_op_symbol(b.op), y);
-        }
-        if (dtype_is_int(t)) return index_expr(e);
-        return fmt::format("({} {} {})", x, binary_op_symbol(b.op), y);
-      case BinaryOp::Div:
-        if (dtype_is_float(t)) return fmt::format("({} / {})", x, y);
-        if (!int_values) return index_expr(e);
-        return fmt::format("ansor_rt::floordiv<{}>({}, {})", type, x, y);
-      case BinaryOp::Mod:
-        if (dtype_is_float(t)) return fmt::format("ansor_rt::fmod_floor({}, {})", x, y);
-        if (!int_values) return index_expr(e);
-        return fmt::format("ansor_rt::floormod<{}>({}, {})", type, x, y);
-      case BinaryOp::Min: return fmt::format("std::min<{}>({}, {})", type, x, y);
-      case BinaryOp::Max: return fmt::format("std::max<{}>({}, {})", type, x, y);
-      default: return fmt::format("({} {} {})", x, binary_op_symbol(b.op), y);
-    }
-  }
-
-  std::string expr(const Expr& e) {
-    switch (e->kind) {
-      case ExprKind::IntImm: {
-        int64_t v = e->as<IntImmNode>()->value;
-        if (e->dtype == DType::Bool) return v ? "true" : "false";
-        return int_literal(v, e->dtype);
-      }
-      case ExprKind::FloatImm: return float_literal(e->as<FloatImmNode>()->value, e->dtype);
-      case ExprKind::Var: return var_name(e->as<VarNode>());
-      case ExprKind::Load: {
-        auto* l = e->as<LoadNode>();
-        const Buffer& b = buffer(l->tensor);
-        std::string access = fmt::format("{}[{}]", buffer_names_[b.name], flat_index_text(b, l->indices));
-        if (b.dtype == DType::F16) return fmt::format("ansor_rt::f16_to_f32({})", access);
-        if (b.dtype == DType::BF16) return fmt::format("ansor_rt::bf16_to_f32({})", access);
-        return access;
-      }
-      case ExprKind::Unary: {
-        auto* u = e->as<UnaryNode>();
-        if (u->op == UnaryOp::Not) return fmt::format("(!{})", expr(u->operand));
-        if (dtype_is_int(e->dtype) && e->dtype != kIndexType && e->dtype != DType::I32)
-          return fmt::format("static_cast<{}>(-{})", compute_type(e->dtype), expr(u->operand));
-        return fmt::format("(-{})", expr(u->operand));
-      }
-      case ExprKind::Binary: return binary(e);
-      case ExprKind::Select: {
-        auto* s = e->as<SelectNode>();
-        return fmt::format("({} ? {} : {})", expr(s->cond), expr(s->true_value), expr(s->false_value));
-      }
-      case ExprKind::Call: return math_call(*e->as<CallNode>());
-      case ExprKind::Cast: {
-        std::string value = expr(e->as<CastNode>()->value);
-        // f16 and bf16 values are computed in float, but a conversion to them rounds.
-        if (e->dtype == DType::F16) return fmt::format("ansor_rt::f16_to_f32(ansor_rt::f32_to_f16({}))", value);
-        if (e->dtype == DType::BF16) return fmt::format("ansor_rt::bf16_to_f32(ansor_rt::f32_to_bf16({}))", value);
-        return fmt::format("static_cast<{}>({})", compute_type(e->dtype), value);
-      }
-      case ExprKind::Reduce: throw std::logic_error("codegen: reduction left in a lowered program");
-    }
-    return "";
-  }
-
-  const LoweredKernel& kernel_;
-  std::string out_;
-  int indent_ = 0;
   int parallel_depth_ = 0;
-  NameTable names_;
-  std::map<std::string, std::string> buffer_names_;
-  std::unordered_map<const VarNode*, std::string> var_names_;
-  RangeMap ranges_;
 };
 
 }  // namespace

@@ -1,19 +1,24 @@
-// The C++ generator: functions, descriptors, argument tables, compile commands; and the
-// choice of generator per target.
+// The C++ generator: functions, descriptors, compile commands; and the choice of generator per
+// target.
 #include "codegen/cpp_generator.h"
 
 #include <fmt/format.h>
 
 #include "codegen/cpp_codegen.h"
+#include "codegen/cuda_generator.h"
+#include "codegen/kernel_descriptor.h"
 #include "codegen/kernel_signature.h"
 
 namespace ansor {
 
 const CodeGenerator& code_generator_for(Target::Kind kind) {
   static const CppGenerator cpp;
-  if (kind == Target::Kind::Cpu) return cpp;
-  throw std::invalid_argument("CUDA code generation is not implemented yet");
+  static const CudaGenerator cuda;
+  if (kind == Target::Kind::Cuda) return cuda;
+  return cpp;
 }
+
+void CodeGenerator::check(const LoweredKernel&, const Target&) const {}
 
 std::vector<std::string> CppGenerator::compile_command(const std::string& compiler, const std::vector<std::string>& flags,
                                                        const std::string& runtime_include, const std::string& source,
@@ -51,44 +56,8 @@ std::string CppGenerator::kernel_definitions(const LoweredKernel& lowered, const
                                              const std::string& symbol, const std::string& origin) const {
   std::vector<ParamDecl> params = kernel_params(dag);
   // A namespace of its own keeps the helpers of several kernels in one file apart.
-  std::string out = fmt::format("namespace {}_definitions {{\n\n", symbol);
-  out += emit_cpp_kernel(lowered, params, symbol);
-  out += "\n";
-  for (size_t i = 0; i < params.size(); ++i) out += fmt::format("const int64_t ansor_shape_{}[] = {{{}}};\n", i, fmt::join(params[i].shape, ", "));
-  out += "const ansor_tensor_info ansor_args[] = {\n";
-  for (size_t i = 0; i < params.size(); ++i) {
-    const ParamDecl& p = params[i];
-    out += fmt::format("    {{\"{}\", {}, {}, ansor_shape_{}, {}, {}}},\n", p.tensor, dtype_enum_name(p.dtype), p.shape.size(), i,
-                       p.is_output ? 1 : 0, p.is_const ? 1 : 0);
-  }
-  out += "};\n";
-  std::vector<std::string> casts;
-  for (size_t i = 0; i < params.size(); ++i)
-    casts.push_back(fmt::format("static_cast<{}{}*>(args[{}])", params[i].is_output ? "" : "const ", dtype_c_type(params[i].dtype), i));
-  out += fmt::format("int ansor_call(void* const* args) {{ return {}({}); }}\n", symbol, fmt::join(casts, ", "));
-  out += fmt::format("int ansor_call_packed(void* const* args) {{ return {}_packed({}); }}\n", symbol, fmt::join(casts, ", "));
-  std::string pack_cases, element_cases;
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (!params[i].is_const) continue;
-    std::string type(dtype_c_type(params[i].dtype));
-    pack_cases += fmt::format("    case {}: return {}_pack_{}(static_cast<const {}*>(plain), static_cast<{}*>(packed));\n", i, symbol,
-                              params[i].tensor, type, type);
-    element_cases += fmt::format("    case {}: return {}_{}_packed_elements();\n", i, symbol, params[i].tensor);
-  }
-  if (pack_cases.empty()) {
-    out += "int ansor_pack(int, const void*, void*) { return 1; }\nint64_t ansor_packed_elements(int) { return 0; }\n";
-  } else {
-    out += fmt::format("int ansor_pack(int arg, const void* plain, void* packed) {{\n  switch (arg) {{\n{}    default: return 1;\n  }}\n}}\n",
-                       pack_cases);
-    out += fmt::format("int64_t ansor_packed_elements(int arg) {{\n  switch (arg) {{\n{}    default: return 0;\n  }}\n}}\n", element_cases);
-  }
-  out += fmt::format(
-      "\nextern \"C\" {{\nextern const ansor_kernel_info {0}_info;\n"
-      "const ansor_kernel_info {0}_info = {{ANSOR_KERNEL_INFO_VERSION, \"{1}\", \"{2}\", \"{3}\", {4:.17g}, {5}, ansor_args, ansor_call,\n"
-      "                                     ansor_call_packed,"
-      " ansor_pack, ansor_packed_elements}};\n}}\n\n}}  // namespace {0}_definitions\n",
-      symbol, kernel_name, dag.workload_key(), origin, dag.flop_count(), params.size());
-  return out;
+  return fmt::format("namespace {0}_definitions {{\n\n{1}\n{2}\n}}  // namespace {0}_definitions\n", symbol,
+                     emit_cpp_kernel(lowered, params, symbol), kernel_descriptor(params, dag, kernel_name, symbol, origin, "ANSOR_DEVICE_CPU"));
 }
 
 }  // namespace ansor

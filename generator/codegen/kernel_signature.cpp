@@ -21,13 +21,14 @@ std::vector<ParamDecl> kernel_params(const ComputeDAG& dag) {
   return params;
 }
 
-std::string c_prototype(const std::vector<ParamDecl>& params, const std::string& symbol, bool with_restrict) {
+std::string c_prototype(const std::vector<ParamDecl>& params, const std::string& symbol, bool with_restrict, const std::string& extra) {
   std::string args;
   for (size_t i = 0; i < params.size(); ++i) {
     const ParamDecl& p = params[i];
     args += fmt::format("{}{}{}* {}{}", i ? ", " : "", p.is_output ? "" : "const ", dtype_c_type(p.dtype),
                         with_restrict ? "__restrict " : "", p.name);
   }
+  if (!extra.empty()) args += (args.empty() ? "" : ", ") + extra;
   return fmt::format("int {}({})", symbol, args);
 }
 

@@ -21,8 +21,9 @@ struct ParamDecl {
 std::vector<ParamDecl> kernel_params(const ComputeDAG& dag);
 
 // `int symbol(const float* A, float* C)`; with restrict, the pointers are __restrict-qualified
-// (the definition) and parameter names are kept either way.
-std::string c_prototype(const std::vector<ParamDecl>& params, const std::string& symbol, bool with_restrict);
+// (the definition) and parameter names are kept either way. `extra` is a last parameter of
+// another kind ("cudaStream_t stream"), if any.
+std::string c_prototype(const std::vector<ParamDecl>& params, const std::string& symbol, bool with_restrict, const std::string& extra = "");
 
 // "ANSOR_DTYPE_F32"
 std::string dtype_enum_name(DType t);

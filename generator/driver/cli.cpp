@@ -20,6 +20,8 @@
 #include "features/features.h"
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
+#include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
 #include "sampler/sketch_generator.h"
 #include "schedule/random_schedule.h"
 #include "schedule/state_printer.h"
@@ -99,6 +101,14 @@ CLI::Validator known_policy() {
 
 const std::map<std::string, ScheduleKind> kScheduleNames = {
     {"best", ScheduleKind::Best}, {"default", ScheduleKind::Default}, {"naive", ScheduleKind::Naive}, {"random", ScheduleKind::Random}};
+
+// A schedule to print (`lower`): the naive program, or the default or a random one for the target.
+State schedule_for_printing(const std::shared_ptr<const ComputeDAG>& dag, const std::string& schedule, uint64_t seed,
+                            const std::string& target_name) {
+  if (schedule == "naive") return State(dag);
+  const SamplerContext ctx = SamplerContext::for_target(target_name == "host" ? Target{} : parse_target(target_name));
+  return schedule == "default" ? default_schedule(dag, ctx) : random_program(dag, ctx, seed);
+}
 
 }  // namespace
 
@@ -206,9 +216,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* lower = app.add_subcommand("lower", "Print a kernel's loop program under a schedule");
   add_def(lower);
   lower->add_option("--kernel", kernel_name, "the kernel")->required();
-  std::string lower_schedule = "naive";
+  std::string lower_schedule = "naive", lower_target = "host";
   uint64_t lower_seed = 0;
-  lower->add_option("--schedule", lower_schedule, "naive | random")->check(CLI::IsMember({"naive", "random"}))->capture_default_str();
+  lower->add_option("--schedule", lower_schedule, "naive | random | default (random: for a GPU target, a sampled program)")
+      ->check(CLI::IsMember({"naive", "random", "default"}))
+      ->capture_default_str();
+  lower->add_option("--target", lower_target, "host, cuda:sm_XX or a CPU target string")->capture_default_str();
   lower->add_option("--seed", lower_seed, "seed of --schedule random");
 
   std::string features_kernel, features_schedule = "naive";
@@ -270,6 +283,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         TuneOptions opts = tune_opts;
         if (!trials_given) opts.trials = static_cast<int>(k.attrs.trials.value_or(64));
         TuningSession& session = sessions.for_kernel(k);
+        if (!session.cannot_measure().empty()) throw std::runtime_error(session.cannot_measure());
         fmt::print(out, "[tune] {}: {} trials on {} with {}\n", k.name, opts.trials, session.target().to_string(), session.compiler().identity());
         session.tune(k, opts, out);
       }
@@ -291,7 +305,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       const Kernel* k = program.find(kernel_name);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", kernel_name, def_path));
       auto dag = std::make_shared<const ComputeDAG>(k->dag);
-      State state = lower_schedule == "random" ? random_schedule(dag, lower_seed) : State(dag);
+      State state = schedule_for_printing(dag, lower_schedule, lower_seed, lower_target);
       out << describe_steps(state) << to_string(lower_state(state, k->name));
     } else if (features->parsed()) {
       const Kernel* k = program.find(features_kernel);

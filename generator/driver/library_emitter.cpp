@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,7 +19,7 @@
 #include "lower/lower.h"
 #include "measure/cpu_variant.h"
 #include "sampler/default_schedule.h"
-#include "schedule/random_schedule.h"
+#include "sampler/annotation.h"
 #include "support/file_util.h"
 #include "support/stable_hash.h"
 #include "support/version.h"
@@ -56,18 +57,23 @@ struct ChosenSchedule {
 
 std::string kernel_symbol(const EmitOptions& options, const Kernel& kernel) { return options.lib_name + "_" + kernel.name; }
 
-ChosenSchedule lowered_choice(State state, const std::string& symbol, std::string origin, std::string note) {
-  LoweredKernel lowered = lower_state(state, symbol);
+// Lowers a schedule as the kernel's symbol and checks it against the target's limits: throws
+// InvalidState for a schedule that does not lower or exceeds them.
+using CheckedLowering = std::function<LoweredKernel(const State&)>;
+
+ChosenSchedule lowered_choice(State state, const CheckedLowering& lower, std::string origin, std::string note) {
+  LoweredKernel lowered = lower(state);
   return {std::move(state), std::move(lowered), std::move(origin), std::move(note)};
 }
 
-// Tuned records store and replay; lowering finds the ones whose schedule does not lower. The
-// first of the k best that lowers, with its program, and a warning for each one passed over.
-std::optional<std::pair<ReplayedRecord, LoweredKernel>> first_that_lowers(std::vector<ReplayedRecord>& best, const std::string& symbol,
+// Tuned records store and replay; lowering finds the ones whose schedule does not lower (or, on
+// a GPU, exceeds this device's limits). The first of the k best that lowers, with its program,
+// and a warning for each one passed over.
+std::optional<std::pair<ReplayedRecord, LoweredKernel>> first_that_lowers(std::vector<ReplayedRecord>& best, const CheckedLowering& lower,
                                                                           std::vector<std::string>& notes) {
   for (ReplayedRecord& r : best) {
     try {
-      LoweredKernel lowered = lower_state(r.state, symbol);
+      LoweredKernel lowered = lower(r.state);
       return std::make_pair(std::move(r), std::move(lowered));
     } catch (const InvalidState& e) {
       notes.push_back(fmt::format("a tuned record ({:.3f} ms) does not lower and is passed over: {}", r.record.seconds * 1e3, e.what()));
@@ -79,16 +85,22 @@ std::optional<std::pair<ReplayedRecord, LoweredKernel>> first_that_lowers(std::v
 // How many of the best records `best` tries before the default schedule.
 constexpr size_t kBestRecordsTried = 4;
 
-ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options, TuningSession& session, std::ostream& progress) {
+ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options, TuningSession& session, const CodeGenerator& generator,
+                               std::ostream& progress) {
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
   const std::string symbol = kernel_symbol(options, kernel);
+  const CheckedLowering lower = [&](const State& state) {
+    LoweredKernel lowered = lower_state(state, symbol);
+    generator.check(lowered, session.target());
+    return lowered;
+  };
   switch (options.schedule) {
     case ScheduleKind::Naive: break;
     case ScheduleKind::Random: {
-      State random = random_schedule(dag, random_schedule_seed(options.seed, kernel.name));
-      return lowered_choice(random, symbol, fmt::format("random(seed {})", options.seed), fmt::format("random schedule, seed {}", options.seed));
+      State random = random_program(dag, session.sampler_context(), random_schedule_seed(options.seed, kernel.name));
+      return lowered_choice(random, lower, fmt::format("random(seed {})", options.seed), fmt::format("random schedule, seed {}", options.seed));
     }
-    case ScheduleKind::Default: return lowered_choice(default_schedule(dag, session.sampler_context()), symbol, "default", "default schedule (not tuned)");
+    case ScheduleKind::Default: return lowered_choice(default_schedule(dag, session.sampler_context()), lower, "default", "default schedule (not tuned)");
     case ScheduleKind::Best: {
       std::vector<std::string> notes;
       std::vector<ReplayedRecord> found = session.best(kernel, kBestRecordsTried, notes);
@@ -104,7 +116,7 @@ ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options,
           found = session.best(kernel, kBestRecordsTried, notes);
         }
       }
-      std::optional<std::pair<ReplayedRecord, LoweredKernel>> best = first_that_lowers(found, symbol, notes);
+      std::optional<std::pair<ReplayedRecord, LoweredKernel>> best = first_that_lowers(found, lower, notes);
       std::string warnings;
       for (auto& n : notes) warnings += "\n  " + n;
       if (best) {
@@ -112,10 +124,10 @@ ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options,
         std::string note = fmt::format("tuned record, {:.3f} ms{}", record.record.seconds * 1e3, warnings);
         return {std::move(record.state), std::move(lowered), "tuned", std::move(note)};
       }
-      return lowered_choice(default_schedule(dag, session.sampler_context()), symbol, "default", "no tuned record: default schedule" + warnings);
+      return lowered_choice(default_schedule(dag, session.sampler_context()), lower, "default", "no tuned record: default schedule" + warnings);
     }
   }
-  return lowered_choice(State(dag), symbol, "naive", "naive reference schedule");
+  return lowered_choice(State(dag), lower, "naive", "naive reference schedule");
 }
 
 // The source file of one kernel: the chosen schedule's program, printed.
@@ -182,18 +194,29 @@ void check_symbols_unique(const Program& program, const std::string& lib) {
 
 }  // namespace
 
-std::string library_header(const Program& program, const std::string& lib) {
+std::string library_header(const Program& program, const std::string& lib, const std::string& target) {
   check_symbols_unique(program, lib);
+  const bool cuda = is_cuda_target(target);
   std::string guard = upper(lib) + "_H_";
   std::string out = fmt::format(
       "/* Generated by ansor-gen {} from {}. Do not edit. */\n"
-      "#ifndef {}\n#define {}\n\n#include <stdbool.h>\n#include <stdint.h>\n\n#include <ansor/runtime.h>\n\n"
+      "#ifndef {}\n#define {}\n\n#include <stdbool.h>\n#include <stdint.h>\n\n#include <ansor/runtime.h>\n{}\n"
       "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n",
-      kGeneratorVersion, std::filesystem::path(program.source->path).filename().string(), guard, guard);
-  out +=
-      "/* Each kernel takes its inputs in declaration order, then its outputs: dense row-major\n"
-      " * tensors that must not overlap. Returns 0 on success, non-zero when workspace could not\n"
-      " * be allocated. Calls are thread-safe. */\n\n";
+      kGeneratorVersion, std::filesystem::path(program.source->path).filename().string(), guard, guard,
+      cuda ? "#include <cuda_runtime_api.h>\n" : "");
+  if (cuda) {
+    out +=
+        "/* Kernels for a CUDA GPU. Each takes device pointers to its inputs in declaration order,\n"
+        " * then its outputs: dense row-major tensors that must not overlap. The plain functions run\n"
+        " * on the default stream and return once the GPU has finished; the _stream variants queue\n"
+        " * the work on the stream and return at once. Returns 0 on success, else the cudaError_t\n"
+        " * of the first CUDA call that failed. Calls are thread-safe. */\n\n";
+  } else {
+    out +=
+        "/* Each kernel takes its inputs in declaration order, then its outputs: dense row-major\n"
+        " * tensors that must not overlap. Returns 0 on success, non-zero when workspace could not\n"
+        " * be allocated. Calls are thread-safe. */\n\n";
+  }
   for (const Kernel& k : program.kernels) {
     std::vector<ParamDecl> params = kernel_params(k.dag);
     std::vector<std::string> ins, outs;
@@ -202,6 +225,7 @@ std::string library_header(const Program& program, const std::string& lib) {
     std::string symbol = lib + "_" + k.name;
     out += fmt::format("/* {}({}) -> {}; {:.6g} FLOPs */\n", k.name, fmt::join(ins, ", "), fmt::join(outs, ", "), k.dag.flop_count());
     out += c_prototype(params, symbol, false) + ";\n";
+    if (cuda) out += c_prototype(params, symbol + "_stream", false, "cudaStream_t stream") + ";\n";
     bool has_const = false;
     for (auto& p : params) {
       if (!p.is_const) continue;
@@ -214,6 +238,7 @@ std::string library_header(const Program& program, const std::string& lib) {
       out += c_prototype(pack_params, fmt::format("{}_pack_{}", symbol, p.tensor), false) + ";\n";
     }
     if (has_const) out += c_prototype(params, symbol + "_packed", false) + ";\n";
+    if (has_const && cuda) out += c_prototype(params, symbol + "_packed_stream", false, "cudaStream_t stream") + ";\n";
     out += "\n";
   }
   out += fmt::format("/* The kernels of this library, for programs that handle kernels generically. */\n"
@@ -242,7 +267,7 @@ const CodeGenerator& emit_generator(const std::string& target) {
     if (target == "host" || is_cpu_name(target)) return code_generator_for(Target::Kind::Cpu);
     return code_generator_for(target == "cuda" ? Target::Kind::Cuda : parse_target(target).kind);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(fmt::format("cannot emit kernels for '{}': {}; the targets are host and CPU target strings", target, e.what()));
+    throw std::invalid_argument(fmt::format("cannot emit kernels for '{}': {}", target, e.what()));
   }
 }
 
@@ -252,6 +277,11 @@ namespace {
 // error names the kernel.
 const CodeGenerator& kernel_generator(const Kernel& kernel, const std::string& run_target) {
   if (!kernel.attrs.target) return emit_generator(run_target);
+  // One library's kernels run on one kind of device: its header, sources and build are of that kind.
+  if (is_cuda_target(*kernel.attrs.target) != is_cuda_target(run_target))
+    throw std::invalid_argument(fmt::format("kernel '{}' targets {}, but the library is built for {}: a library's kernels all run on a CPU "
+                                            "or all on a CUDA GPU",
+                                            kernel.name, *kernel.attrs.target, run_target));
   try {
     return emit_generator(*kernel.attrs.target);
   } catch (const std::invalid_argument& e) {
@@ -303,7 +333,7 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
   EmitReport report;
   std::filesystem::path dir(options.out_dir);
   if (options.header_only || options.kernels.empty()) {
-    files.push_back({(dir / (options.lib_name + ".h")).string(), library_header(program, options.lib_name)});
+    files.push_back({(dir / (options.lib_name + ".h")).string(), library_header(program, options.lib_name, options.session.target)});
     files.push_back({(dir / (options.lib_name + "_registry.cpp")).string(), library_registry(program, options.lib_name, options.session.target)});
   }
   if (!options.header_only) {
@@ -311,7 +341,7 @@ EmitReport emit_library(const Program& program, const EmitOptions& options, std:
     for (const Kernel* k : kernels) {
       const CodeGenerator& generator = kernel_generator(*k, options.session.target);
       TuningSession& session = sessions.for_kernel(*k);
-      ChosenSchedule chosen = choose_schedule(*k, options, session, progress);
+      ChosenSchedule chosen = choose_schedule(*k, options, session, generator, progress);
       report.notes.push_back(fmt::format("{}: {}", k->name, chosen.note));
       // The stamp of the records just used (tuning may have added them), written before the
       // source, so that the build's next stamp check finds it current and the source newer.
@@ -338,7 +368,7 @@ EmitReport configure_library(const Program& program, const std::string& lib, con
   auto write = [&](const std::filesystem::path& p, const std::string& content) {
     record(report, p.string(), write_file_if_changed(p.string(), content));
   };
-  write(dir / (lib + ".h"), library_header(program, lib));
+  write(dir / (lib + ".h"), library_header(program, lib, targets.front()));
   std::string cmake = "# Generated by ansor-gen. Do not edit.\nset(ANSOR_KERNEL_NAMES";
   for (const Kernel& k : program.kernels) {
     write(dir / "defs" / (k.name + ".def"), k.fragment);

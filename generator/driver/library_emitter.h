@@ -43,8 +43,7 @@ struct EmitReport {
 };
 
 // The code generator for a target named as the CLI and CMake name it ("host", "cuda" or a target
-// string). Throws std::invalid_argument for a malformed string or a target without a code
-// generator (C++ for CPUs is the only one so far).
+// string). Throws std::invalid_argument for a malformed string.
 const CodeGenerator& emit_generator(const std::string& target);
 
 // The seed of a kernel's `--schedule random`: the run's seed mixed with a stable hash of the
@@ -56,8 +55,9 @@ uint64_t random_schedule_seed(uint64_t seed, const std::string& kernel_name);
 // every kernel emits. Tuning progress (with `trials`) goes to `progress`.
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress);
 
-// The header of the library (every kernel of the program).
-std::string library_header(const Program& program, const std::string& lib_name);
+// The header of the library (every kernel of the program); for a CUDA target it declares the
+// functions over device pointers and their variants taking a cudaStream_t.
+std::string library_header(const Program& program, const std::string& lib_name, const std::string& target = "host");
 // The registry source: `LIB_kernels()` over every kernel of the program, and `LIB_target()`.
 std::string library_registry(const Program& program, const std::string& lib_name, const std::string& target);
 

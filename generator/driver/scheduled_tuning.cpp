@@ -5,6 +5,7 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -110,6 +111,13 @@ std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessio
   TaskScheduler scheduler(scheduled, weights, scheduler_networks(program, task_of, kernels), alike, scheduler_options);
   scheduler.resume(history);
 
+  if (tasks.empty()) {
+    // Nothing can be measured here (a GPU target without its GPU): one line says why.
+    std::set<std::string> reasons;
+    for (const ScheduledKernel& row : rows) reasons.insert(row.skipped.substr(row.skipped.find(':') + 2));
+    fmt::print(progress, "[schedule] no kernel of {} is tuned here: {}\n", program.source->path, fmt::join(reasons, "; "));
+    return rows;
+  }
   const int left = options.total_trials - earlier;
   std::set<std::string> targets;
   for (const Kernel* k : kernels) targets.insert(sessions.for_kernel(*k).target().to_string());
@@ -149,6 +157,7 @@ std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessio
 }
 
 void print_scheduled_summary(const std::vector<ScheduledKernel>& kernels, std::ostream& out) {
+  if (std::all_of(kernels.begin(), kernels.end(), [](const ScheduledKernel& k) { return !k.skipped.empty(); })) return;
   fmt::print(out, "\n{:<28} {:>7} {:>10} {:>11} {:>10} {:>8}\n", "kernel", "weight", "GFLOP/s", "vs default", "trials", "earlier");
   for (const ScheduledKernel& k : kernels) {
     if (!k.skipped.empty()) {

@@ -38,7 +38,8 @@ struct ScheduledKernel {
 std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessions& sessions, const ScheduledTuningOptions& options,
                                             std::ostream& progress);
 
-// The closing table: kernel, weight, GFLOP/s, speed-up over the default schedule, trials.
+// The closing table: kernel, weight, GFLOP/s, speed-up over the default schedule, trials; nothing
+// when no kernel was tuned (tune_scheduled said why).
 void print_scheduled_summary(const std::vector<ScheduledKernel>& kernels, std::ostream& out);
 
 }  // namespace ansor

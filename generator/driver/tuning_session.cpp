@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "measure/cpu_variant.h"
+#include "measure/cuda_device.h"
 #include "measure/host_target.h"
 #include "support/file_name.h"
 #include "tune/learned_scorer.h"
@@ -20,14 +21,20 @@ TuningSession::TuningSession(SessionOptions options) : options_(std::move(option
 std::vector<std::string> TuningSession::kernel_flags() const { return options_.flags.empty() ? default_kernel_flags() : options_.flags; }
 
 const KernelCompiler& TuningSession::compiler() {
-  // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).
-  if (!compiler_)
+  if (compiler_) return *compiler_;
+  if (is_cuda_target(options_.target)) {
+    const std::string nvcc = options_.compiler.empty() ? find_nvcc() : options_.compiler;
+    if (nvcc.empty()) throw std::runtime_error("no CUDA compiler (nvcc) found for " + options_.target + ": set ANSOR_NVCC or CUDACXX");
+    compiler_ = make_kernel_compiler(nvcc, options_.flags.empty() ? cuda_kernel_flags(target()) : options_.flags);
+  } else {
+    // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).
     compiler_ = make_kernel_compiler(options_.compiler, flags_for_cpu(kernel_flags(), options_.target));
+  }
   return *compiler_;
 }
 
 const Target& TuningSession::target() {
-  if (!target_) target_ = resolve_target(options_.target, compiler());
+  if (!target_) target_ = is_cuda_target(options_.target) ? resolve_cuda_target(options_.target) : resolve_target(options_.target, compiler());
   return *target_;
 }
 
@@ -76,8 +83,15 @@ std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, 
 const std::string& TuningSession::cannot_measure() {
   if (cannot_measure_) return *cannot_measure_;
   cannot_measure_ = "";
-  if (target().kind != Target::Kind::Cpu) {
-    cannot_measure_ = "tuning for " + target().to_string() + " needs that GPU here";
+  if (target().kind == Target::Kind::Cuda) {
+    std::string why;
+    std::optional<CudaDevice> device = probe_cuda_device(compiler().path, why);
+    if (!device) {
+      cannot_measure_ = fmt::format("tuning for {} measures on a GPU of that architecture: {}", target().to_string(), why);
+    } else if (device->target.cpu != target().cpu) {
+      cannot_measure_ = fmt::format("tuning for {} measures on a GPU of that architecture: the one here is {} ({})", target().to_string(),
+                                    device->name, device->target.cpu);
+    }
   } else if (is_cpu_name(options_.target)) {
     KernelCompiler native = make_kernel_compiler(options_.compiler, kernel_flags());
     std::vector<std::string> missing = missing_features(cpu_features(compiler()), cpu_features(native));

@@ -133,6 +133,8 @@ class BarrierInserter {
     for (const Expr& i : st->indices) add_shared_reads(i, e);
     add_shared_reads(st->value, e);
     out = Summary::of(e);
+    // Its threads exchange their values: all of them must get there.
+    if (st->across_threads) require_uniform(scope);
     if (!shared_.count(st->buffer)) return s;
     require_same_for_every_thread(*st, scope);
     out.head.writes.insert(st->buffer);
@@ -231,8 +233,8 @@ class BarrierInserter {
 
   static void require_uniform(const Scope& scope) {
     if (!scope.uniform)
-      throw InvalidState("cannot lower the schedule: threads of a block communicate through shared memory where only some of them "
-                         "would reach the barrier between them");
+      throw InvalidState("cannot lower the schedule: threads of a block communicate (through shared memory, or reducing across "
+                         "threads) where only some of them would get there");
   }
 
   std::set<std::string> shared_;

@@ -139,6 +139,7 @@ class Interpreter {
       case StmtKind::Store: {
         auto* st = s->as<StoreNode>();
         const Buffer& b = *buffer_info_.at(st->buffer);
+        if (st->across_threads) throw std::runtime_error("interpret: a reduction across threads outside a GPU block");
         double value = eval(st->value);
         (*ctx_->buffers.at(st->buffer))[offset(b, st->indices)] = round_to(value, b.dtype);
         break;
@@ -229,6 +230,10 @@ class Interpreter {
       case StmtKind::Store: {
         auto* st = s->as<StoreNode>();
         const Buffer& b = *buffer_info_.at(st->buffer);
+        if (st->across_threads) {
+          exec_thread_reduction(*st, b, active);
+          break;
+        }
         for (int t : active) {
           enter_thread(t);
           double value = eval(st->value);
@@ -260,6 +265,42 @@ class Interpreter {
         block_->accesses.clear();
         break;
     }
+  }
+
+  // A reduction across the threads of a loop bound to one thread index: every thread of the block
+  // takes part; the threads that differ only in that index combine their values in index order,
+  // and the first of them stores the result.
+  void exec_thread_reduction(const StoreNode& st, const Buffer& b, const std::vector<int>& active) {
+    if (active.size() != block_->threads.size())
+      throw std::runtime_error(fmt::format("interpret: only {} of the {} threads of block {} reach the reduction across threads into '{}'",
+                                           active.size(), block_->threads.size(), block_->index, b.name));
+    const int axis = thread_axis(st.across_threads->binding);
+    std::map<int64_t, std::pair<int, double>> groups;  // per group (the other indices): its first thread and the value so far
+    for (int t : active) {
+      enter_thread(t);
+      double value = eval(st.value);
+      int64_t group = 0;
+      for (int a = 2; a >= 0; --a)
+        if (a != axis) group = group * block_->dims[a] + block_->coordinate(t, a);
+      auto [it, first] = groups.try_emplace(group, t, value);
+      if (!first) it->second.second = combine(st.across_threads->op, it->second.second, value);
+    }
+    for (const auto& [group, result] : groups) {
+      enter_thread(result.first);
+      int64_t element = offset(b, st.indices);
+      note_access(b, element, true);
+      (*ctx_->buffers.at(st.buffer))[element] = round_to(result.second, b.dtype);
+    }
+  }
+
+  static double combine(ReduceOp op, double a, double b) {
+    switch (op) {
+      case ReduceOp::Sum: return a + b;
+      case ReduceOp::Prod: return a * b;
+      case ReduceOp::Min: return std::min(a, b);
+      case ReduceOp::Max: return std::max(a, b);
+    }
+    return a;
   }
 
   // A thread-bound loop does not iterate: each thread below its extent takes its own index

@@ -9,9 +9,10 @@
 // takes its own index (a loop nested in one of the same binding reads the same index; threads at
 // or past its extent skip it), other loops iterate with every active thread, conditions split
 // the mask. Local buffers are per thread, shared ones per block. Every thread of the block must
-// reach each barrier, and two threads accessing an element of a shared or global buffer between
-// two barriers, one of them writing, is a race: both are errors. Code outside blocks runs as on
-// a CPU.
+// reach each barrier and each reduction across threads (whose threads combine their values in
+// index order, the first storing the result), and two threads accessing an element of a shared
+// or global buffer between two barriers, one of them writing, is a race: these are errors. Code
+// outside blocks runs as on a CPU.
 #pragma once
 
 #include <vector>

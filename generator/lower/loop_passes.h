@@ -51,7 +51,7 @@ Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s);
 // inside the body (not vector lanes) with a bound are replaced by one test of whether they hold
 // for the whole body, `if (all hold) { body without them } else { body }`. A split that does
 // not divide its loop (a tile of 8 over 109 outputs) then runs its whole tiles unguarded and
-// only the last one guarded. Bodies with barriers are left alone.
+// only the last one guarded. Bodies with barriers or reductions across threads are left alone.
 Stmt unswitch_ragged_guards(const Stmt& s);
 
 // Local buffers larger than max_stack_bytes move to the allocator (BufferScope::LocalHeap).

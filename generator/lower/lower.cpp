@@ -318,8 +318,11 @@ class Lowerer {
     Stmt body;
     int prefix = static_cast<int>(st.leaves.size());
     Stmt init;
+    std::vector<Guard> guards = make_guards(s, false);
     if (!red) {
       body = make_store(st.op->name, idx, simplify(to_buffer_coords(substitute(in.body, values)), nest_.ranges()));
+    } else if (int across = thread_bound_reduction_loop(s); across >= 0) {
+      body = build_cross_thread_reduction(s, across, values, idx, guards);
     } else {
       auto* r = in.body->as<ReduceNode>();
       Expr src = simplify(to_buffer_coords(substitute(r->source, values)), nest_.ranges());
@@ -347,11 +350,56 @@ class Lowerer {
     int enclosing_unroll = unroll_step_;
     unroll_step_ = std::max(unroll_step_, st.auto_unroll_max_step);
     if (unroll_step_ > 0) unroll_steps_[st.op->name] = unroll_step_;
-    std::vector<Guard> guards = make_guards(s, false);
     Stmt nest = build_level(s, 0, prefix, guards, init, body);
     if (st.auto_unroll_max_step > 0) nest = apply_auto_unroll(nest, st.auto_unroll_max_step);
     unroll_step_ = enclosing_unroll;
     return nest;
+  }
+
+  // The position of the reduction loop of stage s that is bound to a thread index, -1 for none.
+  // Such a loop must be the stage's only reduction loop and its innermost loop: its threads
+  // then reduce one element together, which needs no initialisation.
+  int thread_bound_reduction_loop(int s) const {
+    const Stage& st = state_.stage(s);
+    const StageBounds& in = info(s);
+    int bound = -1, reductions = 0;
+    for (size_t p = 0; p < st.leaves.size(); ++p) {
+      if (!in.reduce_node[st.leaves[p]] && st.leaf(static_cast<int>(p)).kind == IterKind::Spatial) continue;
+      ++reductions;
+      if (thread_axis(st.leaf(static_cast<int>(p)).annotation) >= 0) bound = static_cast<int>(p);
+    }
+    if (bound < 0) return -1;
+    if (reductions != 1 || bound != static_cast<int>(st.leaves.size()) - 1 || st.leaf(bound).annotation != IterAnnotation::ThreadX)
+      throw InvalidState(fmt::format("cannot lower the schedule: reduction loop '{}' of '{}' is bound to {}, but a reduction across "
+                                     "threads needs its threadIdx.x loop to be the stage's only and innermost reduction loop",
+                                     st.leaf(bound).name, st.op->name, annotation_name(st.leaf(bound).annotation)));
+    return bound;
+  }
+
+  // The store of a reduction whose innermost loop (position `loop`) is bound to threadIdx.x:
+  // each thread contributes its value, the identity where the reduction's condition or a guard
+  // inside that loop excludes it, and the threads combine their contributions. The guards
+  // folded into the value are removed from `guards`.
+  Stmt build_cross_thread_reduction(int s, int loop, const VarMap& values, const std::vector<Expr>& idx, std::vector<Guard>& guards) {
+    const Stage& st = state_.stage(s);
+    const StageBounds& in = info(s);
+    const ReduceNode* red = st.op->reduction();
+    auto* r = in.body->as<ReduceNode>();
+    Expr identity = reduce_identity(red->op, st.op->dtype);
+    Expr value = simplify(to_buffer_coords(substitute(r->source, values)), nest_.ranges());
+    Expr keep;
+    if (r->condition) keep = simplify(to_buffer_coords(substitute(r->condition, values)), nest_.ranges());
+    std::vector<Guard> outside;
+    for (const Guard& g : guards) {
+      if (g.level < loop) {
+        outside.push_back(g);
+      } else {
+        keep = keep ? logical_and(keep, g.cond) : g.cond;
+      }
+    }
+    guards = std::move(outside);
+    if (keep) value = select(keep, value, identity);
+    return make_store(st.op->name, idx, value, ThreadReduction{red->op, in.vars[st.leaves[loop]], IterAnnotation::ThreadX});
   }
 
   // Everything inside the loops before position pos.
@@ -457,9 +505,14 @@ class Lowerer {
 LoweredKernel lower_state(const State& state, const std::string& function_name, const LowerOptions& options) {
   LoweredKernel k = insert_gpu_barriers(Lowerer(state).build_kernel());
   k.name = function_name;
+  bool gpu = false;
+  for_each_stmt(k.body, [&gpu](const Stmt& s) {
+    auto* f = s->as<ForNode>();
+    gpu = gpu || (f && f->for_kind == ForKind::ThreadBinding);
+  });
   for (const PackedLayout& layout : k.packed_inputs) {
     const Operation& op = *state.stage(state.find_stage(layout.tensor)).op;
-    k.packers.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor));
+    k.packers.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor, gpu));
   }
   finish_loop_program(k, options.expand_unrolled_loops);
   return k;

@@ -7,8 +7,8 @@ Stmt make_for(Var var, int64_t extent, ForKind kind, Stmt body, IterAnnotation b
   return std::make_shared<ForNode>(std::move(var), extent, kind, binding, std::move(body));
 }
 
-Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value) {
-  return std::make_shared<StoreNode>(std::move(buffer), std::move(indices), std::move(value));
+Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value, std::optional<ThreadReduction> across_threads) {
+  return std::make_shared<StoreNode>(std::move(buffer), std::move(indices), std::move(value), std::move(across_threads));
 }
 
 Stmt make_allocate(std::string buffer, Stmt body) { return std::make_shared<AllocateNode>(std::move(buffer), std::move(body)); }
@@ -51,7 +51,7 @@ Stmt substitute(const Stmt& s, const VarMap& map) {
       auto* st = s->as<StoreNode>();
       std::vector<Expr> idx;
       for (auto& e : st->indices) idx.push_back(substitute(e, map));
-      return make_store(st->buffer, std::move(idx), substitute(st->value, map));
+      return make_store(st->buffer, std::move(idx), substitute(st->value, map), st->across_threads);
     }
     case StmtKind::Allocate: {
       auto* a = s->as<AllocateNode>();
@@ -88,6 +88,15 @@ void for_each_stmt(const Stmt& s, const std::function<void(const Stmt&)>& visit)
     case StmtKind::Store:
     case StmtKind::Barrier: break;
   }
+}
+
+bool has_block_synchronization(const Stmt& s) {
+  bool found = false;
+  for_each_stmt(s, [&found](const Stmt& x) {
+    auto* st = x->as<StoreNode>();
+    found = found || x->kind == StmtKind::Barrier || (st && st->across_threads);
+  });
+  return found;
 }
 
 std::optional<AccumulationStep> accumulation_step(const StoreNode& store) {

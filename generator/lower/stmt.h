@@ -54,13 +54,24 @@ struct ForNode final : StmtNode {
   const Stmt body;
 };
 
+// A reduction across the threads of a GPU block (cross-thread reduction): the store sits in a
+// loop bound to a thread index, every thread of that loop contributes its `value`, and the
+// element receives the combination of all contributions (not combined with what it held).
+// Every thread of the block reaches it, and the loop spans the block along its index.
+struct ThreadReduction {
+  ReduceOp op;
+  Var thread;                 // the variable of the thread-bound loop reduced over
+  IterAnnotation binding;     // that loop's thread index
+};
+
 struct StoreNode final : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Store;
-  StoreNode(std::string b, std::vector<Expr> idx, Expr v)
-      : StmtNode(kKind), buffer(std::move(b)), indices(std::move(idx)), value(std::move(v)) {}
+  StoreNode(std::string b, std::vector<Expr> idx, Expr v, std::optional<ThreadReduction> r = std::nullopt)
+      : StmtNode(kKind), buffer(std::move(b)), indices(std::move(idx)), value(std::move(v)), across_threads(std::move(r)) {}
   const std::string buffer;
   const std::vector<Expr> indices;
   const Expr value;
+  const std::optional<ThreadReduction> across_threads;
 };
 
 // The buffer exists while body runs (its shape and scope are in the kernel's buffer table).
@@ -92,7 +103,7 @@ struct BarrierNode final : StmtNode {
 };
 
 Stmt make_for(Var var, int64_t extent, ForKind kind, Stmt body, IterAnnotation binding = IterAnnotation::None);
-Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value);
+Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value, std::optional<ThreadReduction> across_threads = std::nullopt);
 Stmt make_allocate(std::string buffer, Stmt body);
 // Drops the condition when it is constant.
 Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
@@ -106,6 +117,11 @@ namespace ansor {
 
 // Replaces variables in every expression of s.
 Stmt substitute(const Stmt& s, const VarMap& map);
+
+// Whether s contains a statement that every thread of a GPU block must reach together: a barrier
+// or a reduction across threads. Passes that duplicate code under conditions leave such bodies
+// alone.
+bool has_block_synchronization(const Stmt& s);
 
 // Calls `visit` on s and every statement inside it, in program order (a statement before those
 // it contains).

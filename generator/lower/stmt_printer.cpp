@@ -34,6 +34,11 @@ void print(const Stmt& s, int indent, std::string& out) {
       auto* st = s->as<StoreNode>();
       std::string idx;
       for (size_t i = 0; i < st->indices.size(); ++i) idx += (i ? ", " : "") + to_string(st->indices[i]);
+      if (st->across_threads) {
+        out += fmt::format("{}{}[{}] = {}_across_threads({}, {})\n", pad, st->buffer, idx, reduce_op_name(st->across_threads->op),
+                           st->across_threads->thread->name, to_string(st->value));
+        break;
+      }
       out += fmt::format("{}{}[{}] = {}\n", pad, st->buffer, idx, to_string(st->value));
       break;
     }

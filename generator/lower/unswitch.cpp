@@ -76,12 +76,6 @@ void for_each_child(const Stmt& s, F f) {
   }
 }
 
-bool contains_barrier(const Stmt& s) {
-  bool found = false;
-  for_each_stmt(s, [&](const Stmt& x) { found = found || x->kind == StmtKind::Barrier; });
-  return found;
-}
-
 class GuardUnswitcher {
  public:
   Stmt run(const Stmt& s) {
@@ -126,7 +120,7 @@ class GuardUnswitcher {
   // unrolled loop the copies would be written out once per iteration.
   std::optional<Unswitched> unswitch(const ForNode& f) {
     if ((f.for_kind != ForKind::Serial && f.for_kind != ForKind::Parallel) || unswitches_ >= kMaxUnswitches ||
-        contains_barrier(f.body))
+        has_block_synchronization(f.body))
       return std::nullopt;
     std::vector<Candidate> found;
     std::vector<InnerLoop> inner;

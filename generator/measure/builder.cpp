@@ -73,7 +73,7 @@ std::string faulty_definitions(const std::string& inner_definitions, const Candi
       "extern \"C\" {{\nextern const ansor_kernel_info {0}_info;\n"
       "const ansor_kernel_info {0}_info = {{ANSOR_KERNEL_INFO_VERSION, {0}_fault::inner.name, {0}_fault::inner.workload_key, {0}_fault::inner.schedule,\n"
       "    {0}_fault::inner.flops, {0}_fault::inner.num_args, {0}_fault::inner.args, {0}_fault::inner.call, {0}_fault::call_packed,\n"
-      "    {0}_fault::inner.pack, {0}_fault::inner.packed_elements}};\n}}\n",
+      "    {0}_fault::inner.pack, {0}_fault::inner.packed_elements, {0}_fault::inner.device}};\n}}\n",
       symbol, before, after);
   return out;
 }

@@ -54,6 +54,9 @@ KernelCompiler make_kernel_compiler(const std::string& path, std::vector<std::st
   std::string version = run_command_output(shell_quote(c.path) + " --version 2>/dev/null");
   if (version.empty()) throw std::runtime_error("cannot run the kernel compiler '" + c.path + "'");
   c.version = version.substr(0, version.find('\n'));
+  // nvcc's first line names no version: its release line does.
+  if (size_t release = version.find("Cuda compilation tools"); release != std::string::npos)
+    c.version = "nvcc " + version.substr(release, version.find('\n', release) - release);
   return c;
 }
 

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 
+#include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
 #include "schedule/bound_inference.h"
+#include "schedule/random_schedule.h"
 #include "schedule/steps.h"
 
 namespace ansor {
@@ -25,13 +27,17 @@ bool is_tiled(const Stage& st) { return !st.relations.empty() && st.op->reductio
 std::vector<StepPtr> Annotator::fill_tile_sizes(const State& sketch, std::mt19937_64& rng) {
   State replaying(sketch.dag_ptr());
   std::vector<StepPtr> steps;
-  for (const StepPtr& step : sketch.steps()) {
+  const std::vector<StepPtr>& sketch_steps = sketch.steps();
+  for (size_t k = 0; k < sketch_steps.size(); ++k) {
+    const StepPtr& step = sketch_steps[k];
     StepPtr filled = step;
     if (auto* split = dynamic_cast<const SplitStep*>(step.get());
         split && std::find(split->lengths.begin(), split->lengths.end(), 0) != split->lengths.end()) {
       int64_t extent = replaying.stage(split->stage).leaf(split->iter).extent;
-      filled = std::make_shared<SplitStep>(split->stage, split->iter,
-                                           factorizations_.sample(extent, static_cast<int>(split->lengths.size()), ctx_.max_innermost_factor, rng));
+      std::vector<int64_t> lengths = ctx_.gpu && is_cross_thread_split(sketch_steps, k)
+                                         ? std::vector<int64_t>{pick(reduction_thread_counts(extent, ctx_), rng)}
+                                         : factorizations_.sample(extent, static_cast<int>(split->lengths.size()), ctx_.max_innermost_factor, rng);
+      filled = std::make_shared<SplitStep>(split->stage, split->iter, lengths);
     }
     replaying.apply(filled);
     steps.push_back(filled);
@@ -86,52 +92,7 @@ void Annotator::parallelize(State& s, std::mt19937_64& rng) {
 
 void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
   static const std::vector<int64_t> kThreads = {32, 64, 128, 256, 512};
-  // Consumers first: a shared-memory copy is spread over the threads its consumer runs on.
-  for (int i = s.num_stages() - 1; i >= 0; --i) {
-    const Stage& st = s.stage(i);
-    if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
-    int spatial = 0;
-    while (spatial < static_cast<int>(st.leaves.size()) && st.leaf(spatial).kind == IterKind::Spatial) ++spatial;
-    if (spatial == 0) continue;
-    if (st.location == ComputeLocation::At) {
-      // A shared-memory copy is spread over the threads of the block that computes it.
-      if (st.scope != MemoryScope::Shared) continue;
-      // Read before the fuse below, which replaces the stage `st` refers to.
-      const int64_t threads = threads_around(s, i, -1);
-      std::vector<int> loops(st.leaves.size());
-      for (size_t p = 0; p < loops.size(); ++p) loops[p] = static_cast<int>(p);
-      if (loops.size() > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) continue;
-      if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads > 0 ? threads : pick(kThreads, rng)})))
-        s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
-      continue;
-    }
-    int axes = st.num_spatial_roots();
-    int split_axes = 0;
-    for (const IterRelation& rel : st.relations)
-      if (rel.kind == IterRelation::Kind::Split && rel.inputs[0] < axes) ++split_axes;
-    if (split_axes > 0) {
-      // A tiled stage (or one following a tiling): the first spatial level runs on blocks, the
-      // second on virtual threads, the third on threads (SSSRRSRS).
-      int groups[3] = {axes, split_axes, split_axes};
-      int position = 0;
-      const IterAnnotation bindings[3] = {IterAnnotation::BlockX, IterAnnotation::VThread, IterAnnotation::ThreadX};
-      for (int g = 0; g < 3 && groups[g] > 0; ++g) {
-        std::vector<int> loops(groups[g]);
-        for (int p = 0; p < groups[g]; ++p) loops[p] = position + p;
-        if (groups[g] > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) break;
-        if (!s.try_apply(std::make_shared<AnnotateStep>(i, position, bindings[g]))) break;
-        ++position;
-      }
-      continue;
-    }
-    std::vector<int> loops(spatial);
-    for (int p = 0; p < spatial; ++p) loops[p] = p;
-    if (spatial > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) continue;
-    if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{pick(kThreads, rng)}))) {
-      s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
-      s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
-    }
-  }
+  ansor::bind_gpu_threads(s, [&](int64_t) { return pick(kThreads, rng); });
 }
 
 void Annotator::choose_innermost_axes(State& s, std::mt19937_64& rng) {
@@ -222,6 +183,13 @@ State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, 
       if (attempt >= 100) throw;
     }
   }
+}
+
+State random_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed) {
+  if (!ctx.gpu) return random_schedule(dag, seed);
+  Annotator annotator(ctx);
+  std::mt19937_64 rng(seed);
+  return sample_program(generate_sketches(dag, ctx, SketchRules::for_context(ctx)), annotator, rng);
 }
 
 }  // namespace ansor

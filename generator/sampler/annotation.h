@@ -44,4 +44,9 @@ class Annotator {
 // choices do not combine (rethrown after 100 draws).
 State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, std::mt19937_64& rng);
 
+// A random program of a seed (`--schedule random`): on CPUs a random valid schedule of every
+// transform step (schedule/random_schedule.h, the lowering's fuzzer); on GPUs, whose loops must
+// be bound to blocks and threads, a program sampled from the target's sketches.
+State random_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed);
+
 }  // namespace ansor

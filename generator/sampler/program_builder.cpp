@@ -21,8 +21,10 @@ int64_t threads_around(const State& s, int stage, int depth) {
 }
 
 bool within_gpu_limits(const State& s, const SamplerContext& ctx) {
-  // Per outermost stage (the block): the widest loop bound to each thread index inside it.
+  // Per outermost stage (the block): the widest loop bound to each thread index inside it, and
+  // its shared memory in bytes.
   std::map<int, std::array<int64_t, 3>> block_threads;
+  std::map<int, int64_t> block_shared;
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
@@ -34,10 +36,18 @@ bool within_gpu_limits(const State& s, const SamplerContext& ctx) {
       if (it.annotation == IterAnnotation::VThread && it.extent > ctx.max_vthreads) return false;
       int axis = thread_axis(it.annotation);
       if (axis >= 0) dims[axis] = std::max(dims[axis], it.extent);
+      if (axis >= 0 && it.kind != IterKind::Spatial && !ctx.gpu_limits.reduces_across(it.extent)) return false;
+    }
+    if (st.scope == MemoryScope::Shared) {
+      int64_t elements = 1;
+      for (int d = 0; d < st.num_spatial_roots(); ++d) elements *= std::max<int64_t>(1, st.iters[d].extent);
+      block_shared[root] += elements * dtype_bytes(st.op->dtype);
     }
   }
   for (const auto& [root, dims] : block_threads)
-    if (dims[0] * dims[1] * dims[2] > ctx.max_threads_per_block) return false;
+    if (dims[0] * dims[1] * dims[2] > ctx.gpu_limits.max_threads_per_block) return false;
+  for (const auto& [root, bytes] : block_shared)
+    if (bytes > ctx.gpu_limits.max_shared_bytes_per_block) return false;
   return true;
 }
 

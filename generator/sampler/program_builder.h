@@ -22,8 +22,10 @@ namespace ansor {
 // bound or their number is not known yet.
 int64_t threads_around(const State& s, int stage, int depth);
 
-// Whether every thread block of the program has at most ctx.max_threads_per_block threads and
-// every virtual-thread loop at most ctx.max_vthreads iterations. Bounds must be inferred.
+// Whether every thread block of the program has at most the limit's threads and shared memory,
+// every virtual-thread loop at most ctx.max_vthreads iterations, and every reduction across
+// threads a thread count that can combine values (GpuLimits::reduces_across). Bounds must be
+// inferred.
 bool within_gpu_limits(const State& s, const SamplerContext& ctx);
 
 class ProgramBuilder {

@@ -14,12 +14,16 @@ struct SamplerContext {
   int vector_lanes = 16;                // f32 lanes of the widest vector (CPU)
   int max_innermost_factor = 64;        // innermost tile sizes at most this
   std::vector<int> unroll_steps = {0, 16, 64, 512};  // auto_unroll_max_step choices
-  // GPU
-  int max_threads_per_block = 1024;
-  int warp_size = 32;
+  // GPU: the limits of a block, and how many virtual threads a tile may have
+  GpuLimits gpu_limits;
   int max_vthreads = 8;
 
   static SamplerContext for_target(const Target& target);
 };
+
+// The thread counts worth trying for a reduction of `extent` elements across the threads of a
+// block: powers of two from a warp up to the block's limit and the extent (for an extent under
+// a warp, the largest power of two in it).
+std::vector<int64_t> reduction_thread_counts(int64_t extent, const SamplerContext& ctx);
 
 }  // namespace ansor

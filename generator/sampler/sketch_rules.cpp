@@ -59,7 +59,9 @@ class AlwaysInline final : public SketchRule {
 
 // CPU: a reduction with little spatial parallelism and a long reduction gets a variant that
 // computes partial results in parallel (rfactor), factoring out the inner or the outer part.
-// GPU: the partial results are computed by the threads of a block (cross-thread reduction).
+// GPU: the partial results are computed by the threads of a block (cross-thread reduction), the
+// inner part of the split running on the threads so that neighbouring threads read neighbouring
+// elements.
 class AddRfactor final : public SketchRule {
  public:
   std::string name() const override { return "rfactor"; }
@@ -85,10 +87,11 @@ class AddRfactor final : public SketchRule {
     for (int part : ctx.gpu ? std::vector<int>{1} : std::vector<int>{1, 0}) {
       State next = base;
       next.apply(std::make_shared<RfactorStep>(stage, first_reduce + part, spatial));
-      int spatial_loops = next.stage(stage + 1).num_spatial_roots();
-      if (ctx.gpu && spatial_loops > 0) {
-        // The partial results of one output element are computed by the threads of one block.
-        next.apply(std::make_shared<ComputeAtStep>(stage, stage + 1, spatial_loops - 1));
+      if (ctx.gpu) {
+        // Cross-thread reduction: the partial results of one output element are computed by the
+        // threads of one block, each thread its own (the partial stage computed inside the
+        // reduction loop over them, which annotation binds to threadIdx.x), then combined.
+        next.apply(std::make_shared<ComputeAtStep>(stage, stage + 1, next.stage(stage + 1).num_spatial_roots()));
       }
       out.push_back({next, stage - 1});
     }

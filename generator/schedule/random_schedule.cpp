@@ -155,6 +155,8 @@ class Proposer {
       case 3: a = chance(0.5) ? IterAnnotation::BlockX : IterAnnotation::BlockY; break;
       default: a = chance(0.5) ? IterAnnotation::ThreadX : IterAnnotation::VThread; break;
     }
+    // A reduction across threads lowers only in one loop structure, which the GPU sketches build.
+    if (is_thread_binding(a) && s_.stage(st).leaf(iter).kind != IterKind::Spatial) return nullptr;
     return std::make_shared<AnnotateStep>(st, iter, a);
   }
 

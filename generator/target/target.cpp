@@ -2,6 +2,7 @@
 #include "target/target.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <regex>
 #include <sstream>
@@ -24,7 +25,51 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 bool is_name(const std::string& s) { return std::regex_match(s, std::regex("[A-Za-z0-9_.-]+")); }
 
+struct ArchLimits {
+  const char* sm;
+  int sm_count;
+  int64_t max_shared_bytes_per_block;
+  int max_threads_per_sm;
+  int64_t l2_bytes;
+};
+
+// From NVIDIA's CUDA C++ Programming Guide (compute capabilities table) and the data sheets of
+// each architecture's largest part: T4, A100, A40 / RTX 3090, L40 / RTX 4090, H100 SXM. Every
+// one allows 1024 threads and 64 Ki registers per block, 255 registers per thread.
+constexpr ArchLimits kArchLimits[] = {
+    {"sm_75", 40, 64 * 1024, 1024, 4 << 20},
+    {"sm_80", 108, 163 * 1024, 2048, 40 << 20},
+    {"sm_86", 84, 99 * 1024, 1536, 6 << 20},
+    {"sm_89", 142, 99 * 1024, 1536, 96 << 20},
+    {"sm_90", 132, 227 * 1024, 2048, 50 << 20},
+};
+
 }  // namespace
+
+std::optional<GpuLimits> gpu_limits_of_arch(const std::string& sm) {
+  for (const ArchLimits& a : kArchLimits) {
+    if (sm != a.sm) continue;
+    GpuLimits limits;
+    limits.sm_count = a.sm_count;
+    limits.max_shared_bytes_per_block = a.max_shared_bytes_per_block;
+    limits.max_threads_per_sm = a.max_threads_per_sm;
+    limits.l2_bytes = a.l2_bytes;
+    return limits;
+  }
+  return std::nullopt;
+}
+
+bool GpuLimits::reduces_across(int64_t threads) const {
+  if (threads < 1 || threads > max_threads_per_block) return false;
+  if (threads <= warp_size) return (threads & (threads - 1)) == 0;
+  return threads % warp_size == 0;
+}
+
+std::vector<std::string> known_gpu_archs() {
+  std::vector<std::string> out;
+  for (const ArchLimits& a : kArchLimits) out.push_back(a.sm);
+  return out;
+}
 
 int Target::vector_bits() const {
   if (isa == "avx512") return 512;
@@ -44,11 +89,14 @@ Target parse_target(const std::string& text) {
   std::vector<std::string> parts = split(text, ':');
   Target t;
   auto fail = [&](const std::string& why) -> Target {
-    throw std::invalid_argument(fmt::format("invalid target '{}': {} (expected host, cuda:sm_XX or cpu:ARCH:CPU:ISA:tTHREADS)", text, why));
+    throw std::invalid_argument(fmt::format("invalid target '{}': {} (expected host, cuda, cuda:sm_XX or cpu:ARCH:CPU:ISA:tTHREADS)", text, why));
   };
   if (parts.empty()) return fail("empty");
   if (parts[0] == "cuda") {
     if (parts.size() != 2 || !std::regex_match(parts[1], std::regex("sm_[0-9]+"))) return fail("a CUDA target names its architecture");
+    std::optional<GpuLimits> limits = gpu_limits_of_arch(parts[1]);
+    if (!limits) return fail(fmt::format("unknown CUDA architecture; known: {}", fmt::join(known_gpu_archs(), ", ")));
+    t.gpu = *limits;
     t.kind = Target::Kind::Cuda;
     t.arch = "nvptx";
     t.cpu = parts[1];
@@ -65,5 +113,7 @@ Target parse_target(const std::string& text) {
   t.threads = std::stoi(parts[4].substr(1));
   return t;
 }
+
+bool is_cuda_target(const std::string& text) { return text == "cuda" || text.rfind("cuda:", 0) == 0; }
 
 }  // namespace ansor

@@ -5,13 +5,44 @@
 // CPU targets are named by what `-march=native` means to the kernel compiler (the CPU model and
 // its widest vector ISA) and by the thread count, e.g. `cpu:x86_64:rocketlake:avx512:t2`. Cache
 // sizes are reported but not part of the name: they change timings, not correctness.
-// CUDA targets are `cuda:sm_80`.
+// CUDA targets are `cuda:sm_80`: the compute capability names the target, and the limits of a
+// thread block come from a table of the architectures (docs/cuda.md), overridden by what the
+// device reports where one is present (measure/host_target.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace ansor {
+
+// What a GPU lets one kernel launch use. A schedule that exceeds a limit cannot launch (threads,
+// shared memory, grid) or spills (registers): lowered GPU programs are checked against them
+// before they are emitted or measured.
+struct GpuLimits {
+  int max_threads_per_block = 1024;
+  int64_t max_shared_bytes_per_block = 48 * 1024;  // with the opt-in for dynamic shared memory
+  int max_registers_per_thread = 255;
+  int registers_per_block = 64 * 1024;  // 32-bit registers of one block together
+  int warp_size = 32;
+  int sm_count = 1;                     // streaming multiprocessors: the parallelism to fill
+  int max_threads_per_sm = 2048;
+  int64_t max_grid_x = (int64_t{1} << 31) - 1;
+  int64_t max_grid_yz = 65535;
+  int64_t l2_bytes = 0;
+
+  // Whether `threads` threads along threadIdx.x can combine values (a reduction across threads):
+  // a power of two up to a warp, whose lanes exchange values, or whole warps, combined through
+  // shared memory; at most a block.
+  bool reduces_across(int64_t threads) const;
+};
+
+// The limits of a CUDA architecture ("sm_80") from the table of the ones ansor knows, with the
+// SM count and L2 size of its largest data-centre part; nothing for another architecture.
+std::optional<GpuLimits> gpu_limits_of_arch(const std::string& sm);
+// The architectures of that table, oldest first ("sm_75", ...).
+std::vector<std::string> known_gpu_archs();
 
 struct Target {
   enum class Kind : uint8_t { Cpu, Cuda };
@@ -23,6 +54,7 @@ struct Target {
   // Reported, not part of the name.
   int cores = 1;
   int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
+  GpuLimits gpu;  // CUDA targets only
 
   int vector_bits() const;  // of isa
   std::string to_string() const;
@@ -37,5 +69,8 @@ struct Target {
 
 // Parses a target string; throws std::invalid_argument naming what is wrong.
 Target parse_target(const std::string& text);
+
+// Whether a target named as the CLI and CMake name it is a CUDA GPU ("cuda", "cuda:sm_80").
+bool is_cuda_target(const std::string& text);
 
 }  // namespace ansor

@@ -31,11 +31,12 @@ const ansor_tensor_info kArgs[] = {
     {"y", ANSOR_DTYPE_F32, 2, kShape, 1, 0},
 };
 const ansor_kernel_info kTable[] = {
-    {ANSOR_KERNEL_INFO_VERSION, "relu", "key-relu", "naive", 32.0, 2, kArgs, call_nothing, call_nothing, pack_nothing, no_packed_elements},
+    {ANSOR_KERNEL_INFO_VERSION, "relu", "key-relu", "naive", 32.0, 2, kArgs, call_nothing, call_nothing, pack_nothing, no_packed_elements,
+     ANSOR_DEVICE_CPU},
     {ANSOR_KERNEL_INFO_VERSION, "matmul", "key-matmul", "tuned", 512.0, 2, kArgs, call_nothing, call_nothing, pack_nothing,
-     no_packed_elements},
+     no_packed_elements, ANSOR_DEVICE_CPU},
     {ANSOR_KERNEL_INFO_VERSION, "softmax", "key-softmax", "default", 96.0, 2, kArgs, call_nothing, call_nothing, pack_nothing,
-     no_packed_elements},
+     no_packed_elements, ANSOR_DEVICE_CPU},
 };
 
 TEST(FindKernel, FindsEachKernelByName) {

@@ -14,8 +14,11 @@ void AnnotateStep::apply_to(State& state) const {
   if (annotation == IterAnnotation::None) throw StepError("annotate: no annotation");
   if (it.annotation != IterAnnotation::None)
     throw StepError(fmt::format("annotate: loop '{}' is already annotated {}", it.name, annotation_name(it.annotation)));
-  // Iterations of a reduction loop update the same element: running them in parallel races.
-  if (it.kind != IterKind::Spatial && (annotation == IterAnnotation::Parallel || is_thread_binding(annotation)))
+  // Iterations of a reduction loop update the same element: running them in parallel races,
+  // except on the threads of a GPU block, which combine their values (a reduction across
+  // threads, which lowering accepts as the stage's only and innermost reduction loop).
+  if (it.kind != IterKind::Spatial && (annotation == IterAnnotation::Parallel ||
+                                       (is_thread_binding(annotation) && annotation != IterAnnotation::ThreadX)))
     throw StepError(fmt::format("annotate: loop '{}' is a reduction loop and cannot be {}", it.name, annotation_name(annotation)));
   it.annotation = annotation;
 }

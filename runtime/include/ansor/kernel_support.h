@@ -1,5 +1,6 @@
-// Support code for the C++ kernels that ansor-gen emits: parallel loops over lambdas, Python-style
-// integer division, half/bfloat16 storage conversions, activation helpers and scoped workspace.
+// Support code for the C++ kernels that ansor-gen emits: parallel loops over lambdas, vector
+// types and their math, scoped workspace, and (scalar_support.h) Python-style integer division,
+// half/bfloat16 storage conversions and activation helpers.
 //
 // Header-only so that kernels inline all of it. It is compiled inside users' builds with their
 // warning flags, so it must stay clean under -Wall -Wextra -Wpedantic with g++ and clang++.
@@ -7,6 +8,7 @@
 #define ANSOR_KERNEL_SUPPORT_H
 
 #include "runtime.h"
+#include "scalar_support.h"
 
 #include <cmath>
 #include <cstddef>
@@ -54,39 +56,6 @@ int parallel_for(int64_t n, F&& body) {
   void* context = const_cast<std::remove_cv_t<Body>*>(std::addressof(body));
   return ansor_parallel_for(n, &detail::run_parallel_body<Body>, context);
 }
-
-// ---- Integer division with Python semantics ---------------------------------------------------
-// Tensor index arithmetic is defined with floor division (the quotient rounds toward -inf and
-// the remainder takes the sign of the divisor), while C++ truncates toward zero. Overflowing
-// cases (the minimum value divided by -1) are as undefined as in C++.
-
-template <class T>
-constexpr T floordiv(T a, T b) {
-  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "floordiv takes integers");
-  if constexpr (std::is_signed_v<T>) {
-    // Truncation rounded up exactly when there is a remainder and the signs differ.
-    const bool rounded_up = a % b != 0 && (a < 0) != (b < 0);
-    return static_cast<T>(a / b - (rounded_up ? 1 : 0));
-  } else {
-    return static_cast<T>(a / b);
-  }
-}
-
-template <class T>
-constexpr T floormod(T a, T b) {
-  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>, "floormod takes integers");
-  if constexpr (std::is_signed_v<T>) {
-    const T remainder = static_cast<T>(a % b);
-    const bool wrong_sign = remainder != 0 && (remainder < 0) != (b < 0);
-    return static_cast<T>(remainder + (wrong_sign ? b : T(0)));
-  } else {
-    return static_cast<T>(a % b);
-  }
-}
-
-// a - floor(a / b) * b: the float counterpart of floormod (Python's % on floats).
-inline float fmod_floor(float a, float b) { return a - std::floor(a / b) * b; }
-inline double fmod_floor(double a, double b) { return a - std::floor(a / b) * b; }
 
 // ---- Vectors --------------------------------------------------------------------------------
 // Vectorised loops become arithmetic on GCC/Clang vector types, which both compilers lower to
@@ -222,137 +191,6 @@ inline T vreduce_max(const T* p) {
 #include "vector_math.h"
 
 namespace ansor_rt {
-
-// ---- Wrapping integer arithmetic ------------------------------------------------------------
-// Tensor arithmetic on i32 and i64 wraps around on overflow (two's complement, as in numpy);
-// in C++ signed overflow is undefined, so it is done in the unsigned type.
-
-template <class T>
-constexpr T wrapping_add(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-}
-
-template <class T>
-constexpr T wrapping_sub(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
-}
-
-template <class T>
-constexpr T wrapping_mul(T a, T b) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
-}
-
-// ---- Half-precision storage -------------------------------------------------------------------
-// Kernels store f16 and bf16 tensors as uint16_t and compute in float. The conversions are
-// plain bit manipulation so they behave the same with every compiler and target, whether or not
-// it has _Float16. Widening is exact (NaN payloads included); narrowing rounds to nearest-even,
-// overflows to infinity and turns NaNs into quiet NaNs of the same sign.
-
-namespace detail {
-
-inline uint32_t bits_of(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-inline float float_of(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-// Rounds `kept` (the bits that remain after dropping the low bits) to nearest-even, given the
-// dropped bits and the value of half a unit of `kept`.
-constexpr uint32_t round_nearest_even(uint32_t kept, uint32_t dropped, uint32_t half) {
-  return kept + ((dropped > half || (dropped == half && (kept & 1u) != 0)) ? 1u : 0u);
-}
-
-} // namespace detail
-
-inline float f16_to_f32(uint16_t half) {
-  const uint32_t sign = (half & 0x8000u) << 16;
-  const uint32_t exponent = (half >> 10) & 0x1fu;
-  const uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0x1f) // Infinity or NaN.
-    return detail::float_of(sign | 0x7f800000u | (mantissa << 13));
-  if (exponent == 0) { // Zero or subnormal: mantissa * 2^-24, exact in float.
-    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
-    return sign != 0 ? -magnitude : magnitude;
-  }
-  // Normal: rebias the exponent from 15 to 127.
-  return detail::float_of(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-inline uint16_t f32_to_f16(float value) {
-  const uint32_t bits = detail::bits_of(value);
-  const uint32_t sign = (bits >> 16) & 0x8000u;
-  const uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) // NaN: keep the top payload bits, set the quiet bit.
-    return static_cast<uint16_t>(sign | 0x7e00u | ((magnitude >> 13) & 0x3ffu));
-  if (magnitude >= 0x47800000u) // At least 2^16 (or infinity): beyond the largest half.
-    return static_cast<uint16_t>(sign | 0x7c00u);
-  if (magnitude >= 0x38800000u) {
-    // Normal half, [2^-14, 2^16): subtracting 112 from the exponent and dropping 13 mantissa
-    // bits gives the half's bits; a rounding carry moves into the exponent, up to infinity.
-    const uint32_t kept = (magnitude - 0x38000000u) >> 13;
-    return static_cast<uint16_t>(
-        sign | detail::round_nearest_even(kept, magnitude & 0x1fffu, 0x1000u));
-  }
-  if (magnitude <= 0x33000000u) // At most 2^-25, half the smallest subnormal: rounds to zero.
-    return static_cast<uint16_t>(sign);
-  // Subnormal half: the value in units of 2^-24, rounded. With the implicit bit the float's
-  // mantissa is value * 2^(150 - exponent), so the shift is 126 - exponent, in [14, 24].
-  const uint32_t exponent = magnitude >> 23;
-  const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
-  const uint32_t shift = 126 - exponent;
-  const uint32_t dropped = mantissa & ((1u << shift) - 1);
-  return static_cast<uint16_t>(
-      sign | detail::round_nearest_even(mantissa >> shift, dropped, 1u << (shift - 1)));
-}
-
-// bfloat16 is the upper half of a float.
-inline float bf16_to_f32(uint16_t bf16) {
-  return detail::float_of(static_cast<uint32_t>(bf16) << 16);
-}
-
-inline uint16_t f32_to_bf16(float value) {
-  const uint32_t bits = detail::bits_of(value);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: set the quiet bit so it cannot become infinity.
-    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
-  return static_cast<uint16_t>(detail::round_nearest_even(bits >> 16, bits & 0xffffu, 0x8000u));
-}
-
-// ---- Activations and elementwise math ---------------------------------------------------------
-
-// 1 / (1 + exp(-x)), evaluated through exp(-|x|) so that no intermediate overflows.
-inline float sigmoid(float x) {
-  const float e = std::exp(-std::fabs(x));
-  const float s = 1.0f / (1.0f + e);
-  return x >= 0.0f ? s : e * s;
-}
-
-inline double sigmoid(double x) {
-  const double e = std::exp(-std::fabs(x));
-  const double s = 1.0 / (1.0 + e);
-  return x >= 0.0 ? s : e * s;
-}
-
-// The exact (erf) form of GELU, not the tanh approximation.
-inline float gelu(float x) { return x * 0.5f * (1.0f + std::erf(x * 0.70710678118654752f)); }
-inline double gelu(double x) { return x * 0.5 * (1.0 + std::erf(x * 0.70710678118654752440)); }
-
-inline float rsqrt(float x) { return 1.0f / std::sqrt(x); }
-inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-
-// max(x, 0); a NaN input stays NaN.
-template <class T>
-constexpr T relu(T x) {
-  return x < T(0) ? T(0) : x;
-}
 
 // ---- Scoped workspace -------------------------------------------------------------------------
 

@@ -87,7 +87,13 @@ typedef struct ansor_tensor_info {
  * itself on every call. */
 /* The layout version of ansor_kernel_info below; a descriptor compiled against another
  * runtime.h has another, and must not be used. */
-#define ANSOR_KERNEL_INFO_VERSION 1
+#define ANSOR_KERNEL_INFO_VERSION 2
+
+/* Where a kernel's arguments live. */
+typedef enum ansor_device {
+  ANSOR_DEVICE_CPU = 0,  /* host memory */
+  ANSOR_DEVICE_CUDA = 1  /* CUDA device memory; calls return once the GPU has finished */
+} ansor_device;
 
 typedef struct ansor_kernel_info {
   int abi_version;           /* ANSOR_KERNEL_INFO_VERSION when the kernel was compiled */
@@ -103,6 +109,7 @@ typedef struct ansor_kernel_info {
   int (*pack)(int arg, const void* plain, void* packed);
   /* Elements of the packed form of const input `arg`, 0 for other arguments. */
   int64_t (*packed_elements)(int arg);
+  ansor_device device; /* where args (and pack's buffers) point */
 } ansor_kernel_info;
 
 /* Finds a kernel by name in a library's table; NULL when absent. */

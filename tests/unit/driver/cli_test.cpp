@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "measure/cuda_device.h"
 #include "measure/host_target.h"
 #include "target/target.h"
 #include "records/cache.h"
@@ -134,19 +135,32 @@ TEST_F(CliTest, ConfigureWritesFragmentsAndTheKernelList) {
   EXPECT_EQ(run({"check", (out / "defs" / "add1.def").string()}), 0) << err_.str();
 }
 
-TEST_F(CliTest, TargetsWithoutACodeGeneratorAreRefusedBeforeAnythingIsWritten) {
+TEST_F(CliTest, CudaTargetsEmitCudaSourcesAndBadTargetsAreRefusedBeforeAnythingIsWritten) {
   std::string def = write("k.def", test::kTwoKernelsDef);
   fs::path out = dir_ / "out";
-  for (const char* target : {"cuda", "cuda:sm_80"}) {
-    EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive", "--target", target}), 1) << target;
-    EXPECT_NE(err_.str().find("CUDA code generation is not implemented yet"), std::string::npos) << err_.str();
-    EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", target}), 1) << target;
-    EXPECT_NE(err_.str().find("CUDA code generation is not implemented yet"), std::string::npos) << err_.str();
-  }
+  EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", "cuda:sm_12"}), 1);
+  EXPECT_NE(err_.str().find("unknown CUDA architecture; known: sm_75, sm_80"), std::string::npos) << err_.str();
   EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", "cpu:x86_64"}), 1);
   EXPECT_NE(err_.str().find("invalid target 'cpu:x86_64'"), std::string::npos) << err_.str();
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string(), "--target", "cpu:x86_64:skylake:avx2:t4"}), 0) << err_.str();
+
+  ASSERT_EQ(run({"emit", def, "--name", "gpu", "--out", out.string(), "--schedule", "default", "--target", "cuda:sm_90"}), 0) << err_.str();
+  std::ifstream header(out / "gpu.h");
+  std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("#include <cuda_runtime_api.h>"), std::string::npos) << text;
+  EXPECT_NE(text.find("int gpu_mm_stream(const float* A, const float* B, float* C, cudaStream_t stream);"), std::string::npos) << text;
+  EXPECT_NE(text.find("int gpu_mm_packed_stream(const float* A, const float* B, float* C, cudaStream_t stream);"), std::string::npos) << text;
+  EXPECT_TRUE(fs::exists(out / "gpu_mm.cu"));
+  EXPECT_TRUE(fs::exists(out / "gpu_add1.cu"));
+
+  // `cuda` is the device present: without one it names the architectures instead.
+  std::string why;
+  if (!probe_cuda_device(find_nvcc(), why)) {
+    EXPECT_EQ(run({"emit", def, "--name", "any", "--out", (dir_ / "any").string(), "--schedule", "default", "--target", "cuda"}), 1);
+    EXPECT_NE(err_.str().find("target 'cuda' is the CUDA device present, and there is none"), std::string::npos) << err_.str();
+    EXPECT_FALSE(fs::exists(dir_ / "any"));
+  }
 }
 
 TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
@@ -189,16 +203,15 @@ TEST_F(CliTest, TuneChecksKernelNamesBeforeTuningAny) {
   EXPECT_TRUE(!fs::exists(cache) || fs::is_empty(cache));
 }
 
-TEST_F(CliTest, AKernelsOwnGpuTargetIsRefusedBeforeAnythingIsWritten) {
+TEST_F(CliTest, AKernelsOwnGpuTargetInACpuLibraryIsRefusedBeforeAnythingIsWritten) {
   std::string def =
       write("k.def", std::string(test::kTwoKernelsDef) + "kernel g (target = \"cuda:sm_80\") {\n  X = input f32[4]\n  Y[i:4] = X[i] * 2.0\n}\n");
   fs::path out = dir_ / "out";
   EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive"}), 1);
-  EXPECT_NE(err_.str().find("kernel 'g': cannot emit kernels for 'cuda:sm_80': CUDA code generation is not implemented yet"),
-            std::string::npos)
-      << err_.str();
+  const std::string why = "kernel 'g' targets cuda:sm_80, but the library is built for host: a library's kernels all run on a CPU or all on a CUDA GPU";
+  EXPECT_NE(err_.str().find(why), std::string::npos) << err_.str();
   EXPECT_EQ(run({"configure", def, "--name", "lib", "--out", out.string()}), 1);
-  EXPECT_NE(err_.str().find("CUDA code generation is not implemented yet"), std::string::npos) << err_.str();
+  EXPECT_NE(err_.str().find(why), std::string::npos) << err_.str();
   EXPECT_FALSE(fs::exists(out));
   // The other kernels, emitted alone, are unaffected.
   EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive", "--kernel", "add1"}), 0) << err_.str();

@@ -48,6 +48,18 @@ kernel softmax {
   X = input f32[6, 20]
   Y = softmax(X)
 }
+kernel row_sum {
+  X = input f32[3, 100]
+  S[i:3] = sum(k:100, X[i, k] * 2)
+}
+kernel softmax_wide {
+  X = input f32[2, 70]
+  Y = softmax(X)
+}
+kernel largest {
+  X = input f32[150]
+  M[i:1] = max(k:150, X[k] - 1)
+}
 kernel elementwise {
   A = input f32[12, 10]
   B = input f32[10]
@@ -55,7 +67,7 @@ kernel elementwise {
 }
 )";
 
-constexpr int kSeedsPerSketch = 6;
+constexpr int kSeedsPerSketch = 10;
 
 int count_barriers(const Stmt& s) {
   int n = 0;
@@ -99,6 +111,15 @@ LoweredKernel with_barrier_replaced(const LoweredKernel& k, int index, const Bar
   LoweredKernel out = k;
   out.body = replace_barrier(k.body, index, nullptr, replace);
   return out;
+}
+
+bool has_thread_reduction(const Stmt& body) {
+  bool found = false;
+  for_each_stmt(body, [&found](const Stmt& x) {
+    auto* st = x->as<StoreNode>();
+    found = found || (st && st->across_threads);
+  });
+  return found;
 }
 
 bool has_shared_buffer(const LoweredKernel& k) {
@@ -234,21 +255,23 @@ const SampledPrograms& sampled_programs() {
 
 TEST(GpuInterpreterTest, SampledGpuSchedulesMatchTheNaiveProgram) {
   const SampledPrograms& sampled = sampled_programs();
-  int with_shared = 0, with_barriers = 0, sampled_with_shared = 0;
+  int with_shared = 0, with_barriers = 0, sampled_with_shared = 0, with_thread_reductions = 0;
   for (size_t p = 0; p < sampled.programs.size(); ++p) {
     const Sampled& program = sampled.programs[p];
     expect_outputs_match(program, sampled.cases[sampled.case_of[p]]);
     with_shared += has_shared_buffer(program.kernel) ? 1 : 0;
     with_barriers += count_barriers(program.kernel.body) > 0 ? 1 : 0;
     sampled_with_shared += has_shared_buffer(program.kernel) && program.what.find(" sketch ") != std::string::npos ? 1 : 0;
+    with_thread_reductions += has_thread_reduction(program.kernel.body) ? 1 : 0;
   }
-  std::printf("%zu GPU programs checked, %d with shared buffers (%d of them sampled), %d with barriers\n", sampled.programs.size(),
-              with_shared, sampled_with_shared, with_barriers);
+  std::printf("%zu GPU programs checked, %d with shared buffers (%d of them sampled), %d with barriers, %d reducing across threads\n",
+              sampled.programs.size(), with_shared, sampled_with_shared, with_barriers, with_thread_reductions);
   EXPECT_EQ(sampled.not_lowerable, 0) << "every annotated GPU sketch lowers";
   EXPECT_GE(sampled.programs.size(), 120u);
   EXPECT_GE(sampled_with_shared, 20);
   EXPECT_GE(with_shared, 80);
   EXPECT_GE(with_barriers, 60);
+  EXPECT_GE(with_thread_reductions, 20);
 }
 
 TEST(GpuInterpreterTest, EveryBarrierOfASampledProgramIsNeeded) {
@@ -383,6 +406,40 @@ TEST(GpuInterpreterHandBuiltTest, SharedMemoryInsideAThreadDependentConditionCan
     FAIL() << "a barrier half the block reaches ran through";
   } catch (const std::runtime_error& e) {
     EXPECT_STREQ(e.what(), "interpret: only 2 of the 4 threads of block 0 reach barrier 0 (in program order)");
+  }
+}
+
+// Rows of a block's threads (threadIdx.y) each reduce their threadIdx.x values into one element.
+LoweredKernel rows_reduced_across_threads(bool divergent) {
+  LoweredKernel k;
+  k.name = "row_sums";
+  k.buffers = {Buffer{"out", DType::F32, {2}, {1}, BufferScope::Param, true, false}};
+  k.params = {0};
+  Var bx = make_var("bx"), ty = make_var("ty"), tx = make_var("tx");
+  Stmt reduce = make_store("out", {ty}, add(cast(DType::F32, tx), mul(cast(DType::F32, ty), float_imm(10))),
+                           ThreadReduction{ReduceOp::Sum, tx, IterAnnotation::ThreadX});
+  if (divergent) reduce = make_if(lt(tx, int_imm(2)), reduce);
+  k.body = make_for(bx, 1, ForKind::ThreadBinding,
+                    make_for(ty, 2, ForKind::ThreadBinding, make_for(tx, 4, ForKind::ThreadBinding, reduce, IterAnnotation::ThreadX),
+                             IterAnnotation::ThreadY),
+                    IterAnnotation::BlockX);
+  return k;
+}
+
+TEST(GpuInterpreterHandBuiltTest, ThreadsReduceTheirValuesPerRowOfTheBlock) {
+  std::vector<std::vector<double>> args = {{0, 0}};
+  interpret(insert_gpu_barriers(rows_reduced_across_threads(false)), args);
+  EXPECT_EQ(args[0], (std::vector<double>{0 + 1 + 2 + 3, 10 + 11 + 12 + 13}));
+}
+
+TEST(GpuInterpreterHandBuiltTest, AReductionAcrossThreadsThatOnlySomeThreadsReachIsRefused) {
+  EXPECT_THROW(insert_gpu_barriers(rows_reduced_across_threads(true)), InvalidState);
+  std::vector<std::vector<double>> args = {{0, 0}};
+  try {
+    interpret(rows_reduced_across_threads(true), args);
+    FAIL() << "a reduction half the block reaches ran through";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "interpret: only 4 of the 8 threads of block 0 reach the reduction across threads into 'out'");
   }
 }
 

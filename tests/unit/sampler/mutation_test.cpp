@@ -215,7 +215,7 @@ TEST(MutationTest, ComputeLocationMovesOneFlexibleStage) {
 TEST(MutationTest, GpuMutationsComputeTheReferenceWithinTheThreadLimits) {
   SamplerContext ctx;
   ctx.gpu = true;
-  ctx.max_threads_per_block = 256;
+  ctx.gpu_limits.max_threads_per_block = 256;
   int made = 0;
   for (const Task& task : tasks(ctx)) {
     if (task.name != "matmul" && task.name != "softmax" && task.name != "conv_bias_relu") continue;

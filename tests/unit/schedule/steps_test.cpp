@@ -157,8 +157,12 @@ TEST_F(StepsTest, AnnotateRejectsRacesAndDoubleAnnotation) {
   expect_rejected(s, std::make_shared<AnnotateStep>(2, 0, IterAnnotation::Unroll));  // already annotated
   State t = initial("mm");
   expect_rejected(t, std::make_shared<AnnotateStep>(2, 2, IterAnnotation::Parallel));  // reduction loop
-  expect_rejected(t, std::make_shared<AnnotateStep>(2, 2, IterAnnotation::ThreadX));
+  expect_rejected(t, std::make_shared<AnnotateStep>(2, 2, IterAnnotation::ThreadY));
+  expect_rejected(t, std::make_shared<AnnotateStep>(2, 2, IterAnnotation::BlockX));
   expect_rejected(t, std::make_shared<AnnotateStep>(2, 0, IterAnnotation::None));
+  // A reduction loop on threadIdx.x: the block's threads combine their values.
+  t.apply(std::make_shared<AnnotateStep>(2, 2, IterAnnotation::ThreadX));
+  EXPECT_EQ(t.stage(2).leaf(2).annotation, IterAnnotation::ThreadX);
 }
 
 TEST_F(StepsTest, PragmaAndStorageAlignSetStageAttributes) {

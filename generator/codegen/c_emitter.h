@@ -1,0 +1,72 @@
+// What the C++ and CUDA code generators share: a kernel's program printed as lines of C++, the
+// names of its buffers and loop variables, and scalar expressions over the helpers of
+// runtime/include/ansor/scalar_support.h. Each generator derives its emitter from CEmitter and
+// prints the statements its language has its own way (parallel loops and vectors on CPUs,
+// thread indices and shared memory on GPUs).
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/c_names.h"
+#include "codegen/kernel_signature.h"
+#include "ir/arith.h"
+#include "lower/lowered_kernel.h"
+
+namespace ansor {
+
+class CEmitter {
+ public:
+  virtual ~CEmitter() = default;
+
+ protected:
+  // index_type: the C type of loop variables and index arithmetic.
+  CEmitter(const LoweredKernel& kernel, std::string index_type) : kernel_(kernel), index_type_(std::move(index_type)) {}
+
+  // Parameters keep their C names (params[i] is buffer kernel.params[i]); other buffers get
+  // unique names in this function's scope.
+  void name_buffers(const std::vector<ParamDecl>& params);
+
+  void line(const std::string& s);
+  const Buffer& buffer(const std::string& name) const;
+  const std::string& buffer_name(const std::string& name) { return buffer_names_.at(name); }
+  std::string var_name(const VarNode* v);
+
+  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const { return simplify(flat_index(b, idx), ranges_); }
+  std::string flat_index_text(const Buffer& b, const std::vector<Expr>& idx) { return index_expr(flat_expr(b, idx)); }
+  // `name[index] = value;` with the conversion that f16 and bf16 buffers store.
+  std::string store_text(const Buffer& b, const std::vector<Expr>& indices, const std::string& value);
+
+  // Index arithmetic: bounded, so plain C++ operators; floor division only where needed.
+  std::string index_expr(const Expr& e);
+  std::string expr(const Expr& e);
+
+  // The language's spelling of a math function on scalars of dtype t.
+  virtual std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const = 0;
+  // min(x, y) or max(x, y) of scalars of C type `type`.
+  virtual std::string min_max_text(bool is_min, const std::string& type, const std::string& x, const std::string& y) const = 0;
+  // NaN ("nan") or infinity ("inf") of C type `type` ("float" or "double").
+  virtual std::string special_float_text(const std::string& what, const std::string& type) const = 0;
+
+  const LoweredKernel& kernel_;
+  const std::string index_type_;
+  std::string out_;
+  int indent_ = 0;
+  NameTable names_;
+  std::map<std::string, std::string> buffer_names_;
+  std::unordered_map<const VarNode*, std::string> var_names_;
+  RangeMap ranges_;
+
+ private:
+  bool provably_nonneg(const Expr& e) const { return bound_of(e, ranges_).min >= 0; }
+  std::string int_literal(int64_t v, DType t) const;
+  std::string float_literal(double v, DType t) const;
+  std::string binary(const Expr& e);
+};
+
+// The C type in which values of dtype t are computed (f16 and bf16 in float).
+std::string compute_type(DType t);
+
+}  // namespace ansor

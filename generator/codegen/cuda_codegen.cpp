@@ -1,0 +1,313 @@
+// The CUDA emitter.
+#include "codegen/cuda_codegen.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <stdexcept>
+
+#include "codegen/c_emitter.h"
+#include "codegen/gpu_launch.h"
+
+namespace ansor {
+
+namespace {
+
+// 32-bit index arithmetic where every buffer and loop fits: GPUs compute 64-bit integers in
+// several instructions.
+std::string index_type_of(const LoweredKernel& k) {
+  bool fits = true;
+  for (const Buffer& b : k.buffers) fits = fits && b.num_elements() < INT32_MAX;
+  for_each_stmt(k.body, [&fits](const Stmt& s) {
+    if (auto* f = s->as<ForNode>()) fits = fits && f->extent < INT32_MAX;
+  });
+  return fits ? "int" : "int64_t";
+}
+
+const char* reduction_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "Sum";
+    case ReduceOp::Prod: return "Prod";
+    case ReduceOp::Min: return "Min";
+    case ReduceOp::Max: return "Max";
+  }
+  return "Sum";
+}
+
+const char* const kThreadIndex[3] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
+const char* const kBlockIndex[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+
+class CudaEmitter final : public CEmitter {
+ public:
+  explicit CudaEmitter(const LoweredKernel& k) : CEmitter(k, index_type_of(k)), launches_(gpu_launches(k)) {}
+
+  // The kernel's `__global__` functions `prefix_grid_N` and `static int prefix_launch(params...,
+  // cudaStream_t)`, which queues them on the stream.
+  std::string run(const std::vector<ParamDecl>& params, const std::string& prefix) {
+    name_buffers(params);
+    for (const Buffer& b : kernel_.buffers)
+      if (b.scope == BufferScope::Workspace) workspace_.push_back(&b);
+    std::vector<std::string> device_params, args;
+    for (size_t i = 0; i < params.size(); ++i) {
+      const ParamDecl& p = params[i];
+      device_params.push_back(fmt::format("{}{}* __restrict__ {}", p.is_output ? "" : "const ", dtype_c_type(p.dtype), p.name));
+      args.push_back(p.name);
+    }
+    for (const Buffer* b : workspace_) {
+      device_params.push_back(fmt::format("{}* __restrict__ {}", dtype_c_type(b->dtype), buffer_name(b->name)));
+      args.push_back(buffer_name(b->name));
+    }
+    for (size_t l = 0; l < launches_.size(); ++l) emit_grid(launches_[l], fmt::format("{}_grid_{}", prefix, l), device_params);
+    emit_launcher(params, prefix, args);
+    return out_;
+  }
+
+ private:
+  std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const override {
+    std::string joined = fmt::format("{}", fmt::join(args, ", "));
+    const char* single = t == DType::F64 ? "" : "f";
+    switch (fn) {
+      case MathFn::Rsqrt:
+      case MathFn::Sigmoid:
+      case MathFn::Gelu:
+      case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
+      case MathFn::Abs:
+        if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
+        return fmt::format("fabs{}({})", single, joined);
+      default: return fmt::format("{}{}({})", math_fn_name(fn), single, joined);
+    }
+  }
+
+  std::string min_max_text(bool is_min, const std::string& type, const std::string& x, const std::string& y) const override {
+    return fmt::format("ansor_rt::{}<{}>({}, {})", is_min ? "min_of" : "max_of", type, x, y);
+  }
+
+  std::string special_float_text(const std::string& what, const std::string& type) const override {
+    return fmt::format("ansor_rt::{}<{}>()", what == "nan" ? "quiet_nan" : "infinity", type);
+  }
+
+  void emit_grid(const GpuLaunch& launch, const std::string& name, const std::vector<std::string>& device_params) {
+    block_ = launch.block;
+    grid_ = launch.grid;
+    out_ += fmt::format("__global__ void __launch_bounds__({}) {}({}) {{\n", launch.threads(), name, fmt::join(device_params, ", "));
+    indent_ = 1;
+    if (!launch.shared.empty()) line("extern __shared__ __align__(16) unsigned char ansor_shared[];");
+    for (const auto& [b, offset] : launch.shared) {
+      std::string type(dtype_c_type(b->dtype));
+      line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_shared + {});", type, buffer_name(b->name), type, offset));
+    }
+    for (const ForNode* f : launch.block_loops) {
+      ranges_[f->var.get()] = Interval::range(f->extent);
+      line(fmt::format("[[maybe_unused]] const {} {} = {};", index_type_, var_name(f->var.get()), kBlockIndex[block_axis(f->binding)]));
+    }
+    stmt(launch.body);
+    out_ += "}\n\n";
+  }
+
+  static int block_axis(IterAnnotation a) { return a == IterAnnotation::BlockY ? 1 : a == IterAnnotation::BlockZ ? 2 : 0; }
+
+  void emit_launcher(const std::vector<ParamDecl>& params, const std::string& prefix, const std::vector<std::string>& args) {
+    out_ += fmt::format("static {} {{\n", c_prototype(params, prefix + "_launch", false, "cudaStream_t ansor_stream"));
+    indent_ = 1;
+    line("cudaError_t ansor_error = cudaSuccess;");
+    if (!workspace_.empty()) {
+      // All root intermediates share one block, carved at 256-byte boundaries.
+      int64_t offset = 0;
+      std::vector<int64_t> offsets;
+      for (const Buffer* b : workspace_) {
+        offsets.push_back(offset);
+        offset += (b->num_elements() * dtype_bytes(b->dtype) + 255) / 256 * 256;
+      }
+      line("ansor_rt::DeviceWorkspace ansor_workspace_owner(ansor_stream);");
+      line("char* ansor_workspace = nullptr;");
+      line(fmt::format("ansor_error = ansor_workspace_owner.alloc({}, &ansor_workspace);", offset));
+      line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
+      for (size_t i = 0; i < workspace_.size(); ++i) {
+        std::string type(dtype_c_type(workspace_[i]->dtype));
+        line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_workspace + {});", type, buffer_name(workspace_[i]->name), type, offsets[i]));
+      }
+    }
+    for (size_t l = 0; l < launches_.size(); ++l) {
+      const GpuLaunch& launch = launches_[l];
+      const std::string grid = fmt::format("{}_grid_{}", prefix, l);
+      // Beyond 48 KiB a block's dynamic shared memory needs the kernel's consent.
+      if (launch.shared_bytes > 48 * 1024) {
+        line(fmt::format("ansor_error = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});", grid,
+                         launch.shared_bytes));
+        line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
+      }
+      line(fmt::format("{}<<<dim3({}), dim3({}), {}, ansor_stream>>>({});", grid, fmt::join(launch.grid, ", "), fmt::join(launch.block, ", "),
+                       launch.shared_bytes, fmt::join(args, ", ")));
+      line("ansor_error = cudaGetLastError();");
+      line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
+    }
+    line("return 0;");
+    out_ += "}\n";
+  }
+
+  void stmt(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::For: emit_for(*s->as<ForNode>()); break;
+      case StmtKind::Store: emit_store(*s->as<StoreNode>()); break;
+      case StmtKind::Allocate: emit_allocate(*s->as<AllocateNode>()); break;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        line(fmt::format("if ({}) {{", expr(i->cond)));
+        ++indent_;
+        stmt(i->then_case);
+        --indent_;
+        if (i->else_case) {
+          line("} else {");
+          ++indent_;
+          stmt(i->else_case);
+          --indent_;
+        }
+        line("}");
+        break;
+      }
+      case StmtKind::Seq:
+        for (const Stmt& x : s->as<SeqNode>()->stmts) stmt(x);
+        break;
+      case StmtKind::Barrier: line("__syncthreads();"); break;
+    }
+  }
+
+  void emit_for(const ForNode& f) {
+    ranges_[f.var.get()] = Interval::range(f.extent);
+    const std::string v = var_name(f.var.get());
+    if (f.for_kind == ForKind::ThreadBinding && f.binding != IterAnnotation::VThread) {
+      // A loop bound to a GPU index does not iterate: each thread (block) takes its own index,
+      // and those beyond the loop's extent skip it.
+      const int axis = thread_axis(f.binding);
+      const bool block = axis < 0;
+      const int64_t threads = block ? grid_[block_axis(f.binding)] : block_[axis];
+      line("{");
+      ++indent_;
+      line(fmt::format("[[maybe_unused]] const {} {} = {};", index_type_, v, block ? kBlockIndex[block_axis(f.binding)] : kThreadIndex[axis]));
+      if (f.extent < threads) {
+        line(fmt::format("if ({} < {}) {{", v, f.extent));
+        ++indent_;
+      }
+      stmt(f.body);
+      if (f.extent < threads) {
+        --indent_;
+        line("}");
+      }
+      --indent_;
+      line("}");
+      return;
+    }
+    switch (f.for_kind) {
+      case ForKind::Parallel:
+        throw std::invalid_argument(fmt::format("the CUDA code generator cannot run loop '{}' in parallel: GPU programs bind loops to blocks and threads",
+                                                f.var->name));
+      case ForKind::Unrolled:
+      case ForKind::Vectorized:
+      case ForKind::ThreadBinding: line("#pragma unroll"); break;  // a virtual thread: unrolled into each thread
+      case ForKind::VectorizeHint:
+      case ForKind::Serial: break;
+    }
+    line(fmt::format("for ({0} {1} = 0; {1} < {2}; ++{1}) {{", index_type_, v, f.extent));
+    ++indent_;
+    stmt(f.body);
+    --indent_;
+    line("}");
+  }
+
+  void emit_store(const StoreNode& s) {
+    const Buffer& b = buffer(s.buffer);
+    if (!s.across_threads) {
+      line(store_text(b, s.indices, expr(s.value)));
+      return;
+    }
+    // Every thread of the loop gets the combined value; the first stores it.
+    const ThreadReduction& r = *s.across_threads;
+    line("{");
+    ++indent_;
+    line(fmt::format("const {} ansor_combined = ansor_rt::reduce_across_threads<ansor_rt::Reduction::{}, {}>({}({}));",
+                     compute_type(b.dtype), reduction_name(r.op), block_[thread_axis(r.binding)], compute_type(b.dtype), expr(s.value)));
+    line(fmt::format("if ({} == 0) {}", var_name(r.thread.get()), store_text(b, s.indices, "ansor_combined")));
+    --indent_;
+    line("}");
+  }
+
+  void emit_allocate(const AllocateNode& a) {
+    const Buffer& b = buffer(a.buffer);
+    switch (b.scope) {
+      case BufferScope::Shared: stmt(a.body); return;  // carved out of the block's shared memory at the top
+      case BufferScope::Local:
+        line("{");
+        ++indent_;
+        line(fmt::format("{} {}[{}];", dtype_c_type(b.dtype), buffer_name(b.name), b.num_elements()));
+        stmt(a.body);
+        --indent_;
+        line("}");
+        return;
+      default:
+        throw std::invalid_argument(fmt::format("the CUDA code generator cannot allocate '{}' per thread: it is too large for a GPU thread", b.name));
+    }
+  }
+
+  std::vector<GpuLaunch> launches_;
+  std::vector<const Buffer*> workspace_;
+  ThreadDims block_ = {1, 1, 1};
+  std::array<int64_t, 3> grid_ = {1, 1, 1};
+};
+
+}  // namespace
+
+std::string emit_cuda_kernel(const LoweredKernel& kernel, const std::vector<ParamDecl>& params, const std::string& symbol) {
+  std::string out = CudaEmitter(kernel).run(params, "ansor_kernel");
+  std::vector<std::string> plain_args, packed_setup;
+  int64_t packed_bytes = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ParamDecl& p = params[i];
+    plain_args.push_back(p.name);
+    if (!p.is_const) continue;
+    const std::string type(dtype_c_type(p.dtype));
+    const std::string pack_symbol = fmt::format("{}_pack_{}", symbol, p.tensor);
+    const PackedLayout* layout = kernel.find_packed(p.tensor);
+    const LoweredKernel* packer = kernel.find_packer(p.tensor);
+    int64_t elements = 1;
+    for (int64_t e : layout ? layout->shape : p.shape) elements *= e;
+    std::vector<ParamDecl> pack_params = {p, p};
+    pack_params[1].name = p.name + "_packed";
+    pack_params[1].is_output = true;
+    out += "\n";
+    if (packer) {
+      const std::string launch = "ansor_pack_" + p.name;
+      out += CudaEmitter(*packer).run(pack_params, launch);
+      out += fmt::format("\nextern \"C\" {} {{\n  return ansor_rt::synchronized({}_launch({}, {}_packed, 0), 0);\n}}\n",
+                         c_prototype(pack_params, pack_symbol, true), launch, p.name, p.name);
+      packed_setup.push_back(fmt::format("  {0}* {1}_packed = reinterpret_cast<{0}*>(ansor_packed + {2});\n"
+                                         "  if (int status = {3}_launch({1}, {1}_packed, ansor_stream)) return status;\n",
+                                         type, p.name, packed_bytes, launch));
+      packed_bytes += (elements * dtype_bytes(p.dtype) + 255) / 256 * 256;
+      plain_args.back() = p.name + "_packed";
+    } else {
+      out += fmt::format("extern \"C\" {} {{\n  return ansor_rt::synchronized(ansor_rt::status_of(cudaMemcpyAsync({}_packed, {}, sizeof({}) * {}, "
+                         "cudaMemcpyDeviceToDevice, 0)), 0);\n}}\n",
+                         c_prototype(pack_params, pack_symbol, true), p.name, p.name, type, elements);
+    }
+    out += fmt::format("extern \"C\" int64_t {}_{}_packed_elements(void) {{ return {}; }}\n", symbol, p.tensor, elements);
+  }
+  std::vector<std::string> names;
+  for (auto& p : params) names.push_back(p.name);
+  const std::string stream_param = "cudaStream_t ansor_stream";
+  out += fmt::format("\nextern \"C\" {} {{\n  return ansor_kernel_launch({}, ansor_stream);\n}}\n",
+                     c_prototype(params, symbol + "_packed_stream", true, stream_param), fmt::join(names, ", "));
+  out += fmt::format("\nextern \"C\" {} {{\n  return ansor_rt::synchronized({}_packed_stream({}, 0), 0);\n}}\n",
+                     c_prototype(params, symbol + "_packed", true), symbol, fmt::join(names, ", "));
+  out += fmt::format("\nextern \"C\" {} {{\n", c_prototype(params, symbol + "_stream", true, stream_param));
+  if (!packed_setup.empty()) {
+    out += "  ansor_rt::DeviceWorkspace ansor_packed_owner(ansor_stream);\n  char* ansor_packed = nullptr;\n";
+    out += fmt::format("  if (cudaError_t error = ansor_packed_owner.alloc({}, &ansor_packed)) return ansor_rt::status_of(error);\n", packed_bytes);
+  }
+  for (auto& s : packed_setup) out += s;
+  out += fmt::format("  return ansor_kernel_launch({}, ansor_stream);\n}}\n", fmt::join(plain_args, ", "));
+  out += fmt::format("\nextern \"C\" {} {{\n  return ansor_rt::synchronized({}_stream({}, 0), 0);\n}}\n", c_prototype(params, symbol, true),
+                     symbol, fmt::join(names, ", "));
+  return out;
+}
+
+}  // namespace ansor

@@ -1,0 +1,108 @@
+// Thread binding of GPU programs.
+#include "sampler/gpu_binding.h"
+
+#include "sampler/program_builder.h"
+#include "schedule/steps.h"
+
+namespace ansor {
+
+int cross_thread_reduction_loop(const State& s, int stage) {
+  const Stage& st = s.stage(stage);
+  if (st.is_placeholder() || st.location != ComputeLocation::Root || !st.op->reduction() || st.leaves.empty()) return -1;
+  const int last = static_cast<int>(st.leaves.size()) - 1;
+  for (int p = 0; p < last; ++p)
+    if (st.leaf(p).kind != IterKind::Spatial) return -1;
+  if (st.leaf(last).kind != IterKind::Reduce) return -1;
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& other = s.stage(i);
+    if (other.location == ComputeLocation::At && other.attach_stage == stage && other.attach_iter == st.leaves[last]) return last;
+  }
+  return -1;
+}
+
+bool is_cross_thread_split(const std::vector<StepPtr>& steps, size_t k) {
+  auto* split = dynamic_cast<const SplitStep*>(steps[k].get());
+  auto* rfactor = k + 1 < steps.size() ? dynamic_cast<const RfactorStep*>(steps[k + 1].get()) : nullptr;
+  return split && rfactor && rfactor->stage == split->stage && split->lengths.size() == 1 && rfactor->iter == split->iter + 1;
+}
+
+namespace {
+
+std::vector<int> first_loops(int count) {
+  std::vector<int> loops(count);
+  for (int p = 0; p < count; ++p) loops[p] = p;
+  return loops;
+}
+
+// A shared-memory copy computed inside a block, spread over that block's threads.
+void bind_cooperative_fetch(State& s, int i, const std::function<int64_t(int64_t)>& threads_for) {
+  const Stage& st = s.stage(i);
+  // Read before the fuse below, which replaces the stage `st` refers to.
+  const int64_t threads = threads_around(s, i, -1);
+  const int loops = static_cast<int>(st.leaves.size());
+  int64_t extent = 1;
+  for (int p = 0; p < loops; ++p) extent *= std::max<int64_t>(1, st.leaf(p).extent);
+  if (loops > 1 && !s.try_apply(std::make_shared<FuseStep>(i, first_loops(loops)))) return;
+  if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads > 0 ? threads : threads_for(extent)})))
+    s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+}
+
+// The stage's spatial loops fused on blocks, its reduction loop (position `across`) on threads.
+void bind_cross_thread_reduction(State& s, int i, int across) {
+  if (across > 1 && !s.try_apply(std::make_shared<FuseStep>(i, first_loops(across)))) return;
+  if (across > 0) s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
+  s.try_apply(std::make_shared<AnnotateStep>(i, across > 0 ? 1 : 0, IterAnnotation::ThreadX));
+}
+
+// A tiled stage (or one following a tiling): the first spatial level runs on blocks, the
+// second on virtual threads, the third on threads (SSSRRSRS).
+void bind_tile_levels(State& s, int i, int axes, int split_axes) {
+  const int groups[3] = {axes, split_axes, split_axes};
+  const IterAnnotation bindings[3] = {IterAnnotation::BlockX, IterAnnotation::VThread, IterAnnotation::ThreadX};
+  int position = 0;
+  for (int g = 0; g < 3 && groups[g] > 0; ++g) {
+    std::vector<int> loops(groups[g]);
+    for (int p = 0; p < groups[g]; ++p) loops[p] = position + p;
+    if (groups[g] > 1 && !s.try_apply(std::make_shared<FuseStep>(i, loops))) return;
+    if (!s.try_apply(std::make_shared<AnnotateStep>(i, position, bindings[g]))) return;
+    ++position;
+  }
+}
+
+}  // namespace
+
+void bind_gpu_threads(State& s, const std::function<int64_t(int64_t extent)>& threads_for) {
+  // Consumers first: a shared-memory copy is spread over the threads its consumer runs on.
+  for (int i = s.num_stages() - 1; i >= 0; --i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
+    if (int across = cross_thread_reduction_loop(s, i); across >= 0) {
+      bind_cross_thread_reduction(s, i, across);
+      continue;
+    }
+    int spatial = 0;
+    while (spatial < static_cast<int>(st.leaves.size()) && st.leaf(spatial).kind == IterKind::Spatial) ++spatial;
+    if (spatial == 0) continue;
+    if (st.location == ComputeLocation::At) {
+      if (st.scope == MemoryScope::Shared) bind_cooperative_fetch(s, i, threads_for);
+      continue;
+    }
+    const int axes = st.num_spatial_roots();
+    int split_axes = 0;
+    for (const IterRelation& rel : st.relations)
+      if (rel.kind == IterRelation::Kind::Split && rel.inputs[0] < axes) ++split_axes;
+    if (split_axes > 0) {
+      bind_tile_levels(s, i, axes, split_axes);
+      continue;
+    }
+    int64_t extent = 1;
+    for (int p = 0; p < spatial; ++p) extent *= std::max<int64_t>(1, st.leaf(p).extent);
+    if (spatial > 1 && !s.try_apply(std::make_shared<FuseStep>(i, first_loops(spatial)))) continue;
+    if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads_for(extent)}))) {
+      s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
+      s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+    }
+  }
+}
+
+}  // namespace ansor

@@ -1,0 +1,129 @@
+// Support code for the CUDA kernels that ansor-gen emits (`.cu` sources compiled by nvcc): the
+// scalar helpers of scalar_support.h as device functions, special float values, the reduction of
+// values across the threads of a block, and the host side's workspace and error handling.
+//
+// Header-only; it needs the CUDA runtime (cuda_runtime.h, libcudart) and nothing else of the
+// toolkit. Compiled inside users' builds with their warning flags.
+#ifndef ANSOR_CUDA_SUPPORT_H
+#define ANSOR_CUDA_SUPPORT_H
+
+#include <cuda_runtime.h>
+
+#include "runtime.h"
+#include "scalar_support.h"
+
+namespace ansor_rt {
+
+// ---- Device scalars ---------------------------------------------------------------------------
+
+// min and max with std::min's and std::max's results (the first argument on ties and NaNs).
+template <class T>
+__device__ __forceinline__ T min_of(T a, T b) {
+  return b < a ? b : a;
+}
+
+template <class T>
+__device__ __forceinline__ T max_of(T a, T b) {
+  return a < b ? b : a;
+}
+
+template <class T>
+__device__ __forceinline__ T quiet_nan();
+template <>
+__device__ __forceinline__ float quiet_nan<float>() {
+  return __int_as_float(0x7fc00000);
+}
+template <>
+__device__ __forceinline__ double quiet_nan<double>() {
+  return __longlong_as_double(0x7ff8000000000000LL);
+}
+
+template <class T>
+__device__ __forceinline__ T infinity();
+template <>
+__device__ __forceinline__ float infinity<float>() {
+  return __int_as_float(0x7f800000);
+}
+template <>
+__device__ __forceinline__ double infinity<double>() {
+  return __longlong_as_double(0x7ff0000000000000LL);
+}
+
+// ---- Reductions across threads ----------------------------------------------------------------
+
+enum class Reduction { Sum, Prod, Min, Max };
+
+template <Reduction R, class T>
+__device__ __forceinline__ T combine(T a, T b) {
+  if constexpr (R == Reduction::Sum) return a + b;
+  if constexpr (R == Reduction::Prod) return a * b;
+  if constexpr (R == Reduction::Min) return min_of(a, b);
+  return max_of(a, b);
+}
+
+// The values of the Threads threads along threadIdx.x (blockDim.x == Threads), combined by R;
+// every thread gets the result. Threads is a power of two up to a warp, whose lanes exchange
+// their values by shuffles, or whole warps, whose results meet in shared memory. Every thread
+// of the block calls it together (it may wait at barriers); rows of the block along threadIdx.y
+// and .z reduce separately.
+template <Reduction R, int Threads, class T>
+__device__ __forceinline__ T reduce_across_threads(T value) {
+  static_assert(Threads > 0 && (Threads <= 32 ? (Threads & (Threads - 1)) == 0 : Threads % 32 == 0),
+                "a power of two up to a warp, or whole warps");
+  const unsigned linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned block = blockDim.x * blockDim.y * blockDim.z;
+  // The lanes of this warp that exist: a block's last warp may be partial.
+  const unsigned lanes = block - (linear & ~31u) < 32u ? block - (linear & ~31u) : 32u;
+  const unsigned mask = lanes == 32u ? 0xffffffffu : (1u << lanes) - 1u;
+  constexpr int kWidth = Threads < 32 ? Threads : 32;
+#pragma unroll
+  for (int offset = kWidth / 2; offset > 0; offset /= 2) value = combine<R>(value, __shfl_xor_sync(mask, value, offset, kWidth));
+  if constexpr (Threads > 32) {
+    __shared__ T partials[32];
+    __syncthreads();  // readers of an earlier call are done
+    if ((linear & 31u) == 0) partials[linear / 32] = value;
+    __syncthreads();
+    const unsigned first = linear / Threads * (Threads / 32);
+    value = partials[first];
+#pragma unroll
+    for (int w = 1; w < Threads / 32; ++w) value = combine<R>(value, partials[first + w]);
+  }
+  return value;
+}
+
+// ---- Host side ----------------------------------------------------------------------------------
+
+// Device memory for one call's intermediate tensors, allocated and freed in stream order.
+class DeviceWorkspace {
+ public:
+  explicit DeviceWorkspace(cudaStream_t stream) : stream_(stream) {}
+  DeviceWorkspace(const DeviceWorkspace&) = delete;
+  DeviceWorkspace& operator=(const DeviceWorkspace&) = delete;
+  ~DeviceWorkspace() {
+    if (block_ != nullptr) cudaFreeAsync(block_, stream_);
+  }
+
+  // A block of `bytes` bytes (256-byte aligned, as cudaMalloc's), or the error.
+  cudaError_t alloc(size_t bytes, char** block) {
+    cudaError_t status = cudaMallocAsync(reinterpret_cast<void**>(&block_), bytes, stream_);
+    *block = block_;
+    return status;
+  }
+
+ private:
+  cudaStream_t stream_;
+  char* block_ = nullptr;
+};
+
+// The C interface's status: 0, or the cudaError_t of the first call that failed.
+inline int status_of(cudaError_t error) { return static_cast<int>(error); }
+
+// The synchronous entry points: the stream's work done, or its first error.
+inline int synchronized(int status, cudaStream_t stream) {
+  if (status != 0) return status;
+  return status_of(cudaStreamSynchronize(stream));
+}
+
+}  // namespace ansor_rt
+
+#endif  // ANSOR_CUDA_SUPPORT_H

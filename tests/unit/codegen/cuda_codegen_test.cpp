@@ -1,0 +1,234 @@
+// GPU programs of every kernel of tests/kernels/kernels.def (every built-in, every dtype): the
+// default GPU schedule and programs sampled with many seeds lower within an sm_80's limits and,
+// run block by block in the interpreter, compute what the naive program computes; the CUDA
+// emitted for them compiles with nvcc for sm_80 and sm_90, the default schedules without
+// register spills (skipped with a message where nvcc is absent).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <regex>
+
+#include "codegen/code_generator.h"
+#include "codegen/gpu_launch.h"
+#include "dag/output_tolerance.h"
+#include "lower/lower.h"
+#include "measure/compiler.h"
+#include "measure/cuda_device.h"
+#include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+constexpr int kSeedsPerKernel = 8;
+
+struct GpuProgram {
+  std::string kernel;
+  std::string symbol;  // "default_K" or "seedN_K"
+  State state;
+  LoweredKernel lowered;
+};
+
+struct GpuPrograms {
+  Program program;
+  std::vector<GpuProgram> programs;
+  int over_limits = 0;  // sampled programs check_gpu_limits refused
+};
+
+// The kernel tests' kernels, and reductions long enough for the GPU sketches to reduce across
+// threads.
+const Program& test_kernels() {
+  static const Program program = [] {
+    std::ifstream in(std::string(ANSOR_SOURCE_DIR) + "/tests/kernels/kernels.def");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text += R"(
+kernel long_row_sum {
+  X = input f32[3, 100]
+  S[i:3] = sum(k:100, X[i, k] * 2)
+}
+kernel long_softmax {
+  X = input f32[2, 70]
+  Y = softmax(X)
+}
+kernel long_layer_norm {
+  X = input f32[2, 96]
+  gamma = const f32[96]
+  beta = const f32[96]
+  Y = layer_norm(X, gamma, beta)
+}
+kernel long_max_to_scalar {
+  X = input f64[150]
+  M[i:1] = max(k:150, X[k] - 1.0)
+}
+)";
+    return test::parse(text, "kernels.def");
+  }();
+  return program;
+}
+
+SamplerContext sm80() { return SamplerContext::for_target(parse_target("cuda:sm_80")); }
+
+// Lowered once for all tests: each kernel's default program and its sampled ones within limits.
+const GpuPrograms& gpu_programs() {
+  static const GpuPrograms programs = [] {
+    GpuPrograms out;
+    const SamplerContext ctx = sm80();
+    for (const Kernel& k : test_kernels().kernels) {
+      auto dag = std::make_shared<const ComputeDAG>(k.dag);
+      State chosen = default_schedule(dag, ctx);
+      out.programs.push_back({k.name, "default_" + k.name, chosen, lower_state(chosen, "default_" + k.name)});
+      for (uint64_t seed = 0; seed < kSeedsPerKernel; ++seed) {
+        State sampled = random_program(dag, ctx, seed);
+        std::string symbol = fmt::format("seed{}_{}", seed, k.name);
+        LoweredKernel lowered = lower_state(sampled, symbol);
+        try {
+          check_gpu_limits(lowered, ctx.gpu_limits);
+        } catch (const InvalidState&) {
+          ++out.over_limits;
+          continue;
+        }
+        out.programs.push_back({k.name, symbol, sampled, std::move(lowered)});
+      }
+    }
+    return out;
+  }();
+  return programs;
+}
+
+bool has(const Stmt& body, const std::function<bool(const Stmt&)>& what) {
+  bool found = false;
+  for_each_stmt(body, [&](const Stmt& s) { found = found || what(s); });
+  return found;
+}
+
+TEST(CudaProgramsTest, DefaultAndSampledGpuProgramsOfEveryTestKernelMatchTheNaiveProgram) {
+  const GpuPrograms& gpu = gpu_programs();
+  std::map<std::string, std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>>> reference;  // inputs, outputs
+  int shared = 0, barriers = 0, across_threads = 0;
+  for (const GpuProgram& p : gpu.programs) {
+    auto it = reference.find(p.kernel);
+    if (it == reference.end()) {
+      LoweredKernel naive = lower_state(State(p.state.dag_ptr()), "naive");
+      std::vector<std::vector<double>> inputs = test::random_args(naive, 7);
+      // No integer division by zero (the integer kernels divide by their inputs).
+      for (size_t a = 0; a < inputs.size(); ++a)
+        if (!dtype_is_float(naive.buffers[naive.params[a]].dtype))
+          for (double& x : inputs[a]) x = x == 0 ? 1 : x;
+      std::vector<std::vector<double>> outputs = inputs;
+      interpret(naive, outputs);
+      it = reference.emplace(p.kernel, std::make_pair(inputs, outputs)).first;
+    }
+    if (p.symbol.rfind("default_", 0) == 0) {
+      EXPECT_NO_THROW(check_gpu_limits(p.lowered, sm80().gpu_limits)) << p.symbol;
+    }
+    std::vector<std::vector<double>> args = test::packed_args(p.lowered, it->second.first);
+    try {
+      interpret(p.lowered, args);
+    } catch (const std::runtime_error& e) {
+      ADD_FAILURE() << p.symbol << ": " << e.what();
+      continue;
+    }
+    const double tolerance = output_tolerance(p.state.dag());
+    for (size_t a = 0; a < args.size(); ++a) {
+      const Buffer& b = p.lowered.buffers[p.lowered.params[a]];
+      if (!b.is_output) continue;
+      const std::vector<double>& want = it->second.second[a];
+      double largest = 0;
+      for (double w : want) largest = std::max(largest, std::fabs(w));
+      for (size_t e = 0; e < want.size(); ++e)
+        ASSERT_TRUE(within_output_tolerance(args[a][e], want[e], tolerance, largest))
+            << p.symbol << " output " << b.name << " element " << e << ": " << args[a][e] << " instead of " << want[e];
+    }
+    const LoweredKernel& k = p.lowered;
+    shared += std::any_of(k.buffers.begin(), k.buffers.end(), [](const Buffer& b) { return b.scope == BufferScope::Shared; });
+    barriers += has(k.body, [](const Stmt& s) { return s->kind == StmtKind::Barrier; });
+    across_threads += has(k.body, [](const Stmt& s) {
+      auto* st = s->as<StoreNode>();
+      return st && st->across_threads;
+    });
+  }
+  std::printf("%zu GPU programs of %zu kernels checked (%d sampled ones over an sm_80's limits left out): %d with shared memory, "
+              "%d with barriers, %d reducing across threads\n",
+              gpu.programs.size(), test_kernels().kernels.size(), gpu.over_limits, shared, barriers, across_threads);
+  EXPECT_GE(gpu.programs.size(), test_kernels().kernels.size() * 6);
+  EXPECT_GE(shared, 40);
+  EXPECT_GE(barriers, 40);
+  EXPECT_GE(across_threads, 15);
+}
+
+TEST(CudaProgramsTest, LimitsOfTheTargetAreEnforced) {
+  const GpuProgram& matmul = gpu_programs().programs.front();
+  ASSERT_EQ(matmul.kernel, "matmul");
+  GpuLimits small = sm80().gpu_limits;
+  small.max_threads_per_block = 8;
+  EXPECT_THROW(check_gpu_limits(matmul.lowered, small), InvalidState);
+  small = sm80().gpu_limits;
+  small.max_shared_bytes_per_block = 16;
+  try {
+    check_gpu_limits(matmul.lowered, small);
+    FAIL() << "shared memory over the limit passed";
+  } catch (const InvalidState& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes of shared memory per block, more than the 16 allowed"), std::string::npos) << e.what();
+  }
+}
+
+// The emitted CUDA of `programs` in one translation unit.
+std::string cuda_unit(const std::vector<const GpuProgram*>& programs) {
+  const CodeGenerator& cuda = code_generator_for(Target::Kind::Cuda);
+  std::string source = cuda.source_prelude() + "\n";
+  for (const GpuProgram* p : programs) source += cuda.kernel_definitions(p->lowered, p->state.dag(), p->kernel, p->symbol, "test") + "\n";
+  return source;
+}
+
+// nvcc's output compiling `source` for `arch` with ptxas's resource report; fails the test on an
+// error.
+std::string compile_with_nvcc(const std::string& nvcc, const std::string& source, const std::string& arch) {
+  std::filesystem::path dir = test::test_temp_dir("cuda_codegen_" + arch);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "unit.cu") << source;
+  std::string command = fmt::format("{} -std=c++17 -O3 -arch={} -Xptxas -v -I{} -c {} -o {} 2>&1; echo \"exit $?\"", shell_quote(nvcc), arch,
+                                    shell_quote(std::string(ANSOR_SOURCE_DIR) + "/runtime/include"), shell_quote((dir / "unit.cu").string()),
+                                    shell_quote((dir / "unit.o").string()));
+  std::string output = run_command_output(command);
+  EXPECT_NE(output.find("exit 0"), std::string::npos) << output.substr(0, 4000);
+  EXPECT_EQ(output.find("warning"), std::string::npos) << output.substr(0, 4000);
+  std::filesystem::remove_all(dir);
+  return output;
+}
+
+// Per kernel function ptxas reported on, its spill stores and loads in bytes.
+std::map<std::string, int> spilled_bytes(const std::string& ptxas) {
+  std::map<std::string, int> spills;
+  std::regex function("Function properties for (\\S+)\\n[^\\n]*?(\\d+) bytes spill stores, (\\d+) bytes spill loads");
+  for (std::sregex_iterator it(ptxas.begin(), ptxas.end(), function), end; it != end; ++it)
+    spills[(*it)[1]] = std::stoi((*it)[2]) + std::stoi((*it)[3]);
+  return spills;
+}
+
+TEST(CudaCompileTest, EmittedCudaCompilesWithNvccAndDefaultSchedulesDoNotSpill) {
+  const std::string nvcc = find_nvcc();
+  if (nvcc.empty()) GTEST_SKIP() << "no nvcc on this machine: the emitted CUDA is not compiled";
+  // The default programs, and the sampled ones of the first seeds (compiling takes time), with
+  // every reduction across threads.
+  std::vector<const GpuProgram*> defaults, sampled;
+  for (const GpuProgram& p : gpu_programs().programs) {
+    if (p.symbol.rfind("default_", 0) == 0) {
+      defaults.push_back(&p);
+    } else if (p.symbol.rfind("seed0_", 0) == 0 || p.symbol.rfind("seed1_", 0) == 0 || p.kernel.rfind("long_", 0) == 0) {
+      sampled.push_back(&p);
+    }
+  }
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    std::map<std::string, int> spills = spilled_bytes(compile_with_nvcc(nvcc, cuda_unit(defaults), arch));
+    EXPECT_GE(spills.size(), defaults.size()) << arch;
+    for (const auto& [function, bytes] : spills) EXPECT_EQ(bytes, 0) << arch << ": " << function << " spills";
+  }
+  std::map<std::string, int> spills = spilled_bytes(compile_with_nvcc(nvcc, cuda_unit(sampled), "sm_80"));
+  EXPECT_GE(spills.size(), sampled.size());
+}
+
+}  // namespace
+}  // namespace ansor
