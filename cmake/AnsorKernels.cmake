@@ -3,7 +3,7 @@
 #   ansor_add_kernels(<lib>
 #     DEF        <kernels.def>
 #     [CACHE_DIR <dir>]        # tuning records; commit it to ship them
-#     [TARGET    host|<cpu>|<cpu target string>]  # cuda:sm_XX: refused until CUDA codegen exists
+#     [TARGET    host|<cpu>|<cpu target string>|cuda:sm_XX|cuda]
 #     [TARGETS   host x86-64-v3 x86-64-v4 ...]    # one variant per CPU, dispatched at run time
 #     [TRIALS    <n>]          # tuning budget per kernel without a record; 0: never measure
 #     [SCHEDULE  best|default|naive]
@@ -17,6 +17,11 @@
 #
 # The kernels are compiled with clang++ by default, whatever compiles the rest of the project
 # (ANSOR_KERNEL_COMPILER overrides it); they have a C interface, so any compiler links them.
+#
+# A CUDA target (cuda:sm_80, cuda:sm_90; cuda: the GPU present at configure time) generates .cu
+# sources that the project's CUDA compiler builds for that architecture (CUDA_ARCHITECTURES),
+# linked with CUDA::cudart: the project enables the CUDA language before the call. Its kernels
+# take device pointers (README, "CUDA kernels").
 #
 # A named CPU (x86-64-v3, skylake-avx512, ...) builds and tunes with -march=<cpu> instead of
 # -march=native. With TARGETS, each kernel is generated and compiled once per target, and the
@@ -122,7 +127,7 @@ endfunction()
 # the generator does (measure/cpu_variant.h), so that what is measured is what ships.
 function(_ansor_flags_for_target out_var target)
   set(flags ${ARGN})
-  if(target STREQUAL "host" OR target MATCHES ":")
+  if(target STREQUAL "host" OR target STREQUAL "cuda" OR target MATCHES ":")
     set(${out_var} ${flags} PARENT_SCOPE)
     return()
   endif()
@@ -140,6 +145,28 @@ function(_ansor_flags_for_target out_var target)
     list(APPEND out "-march=${target}")
   endif()
   set(${out_var} ${out} PARENT_SCOPE)
+endfunction()
+
+# A CUDA target needs the CUDA language enabled in the calling project (enable_language() works
+# at file scope only) and the CUDA runtime: a clear configure error names what is missing.
+function(_ansor_require_cuda lib target)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CUDA" IN_LIST languages)
+    include(CheckLanguage)
+    check_language(CUDA)
+    if(CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "ansor_add_kernels(${lib}): TARGET ${target} builds CUDA kernels, but this project has not enabled the CUDA "
+                          "language: add it (project(... LANGUAGES CXX CUDA) or enable_language(CUDA)) before ansor_add_kernels()")
+    else()
+      message(FATAL_ERROR "ansor_add_kernels(${lib}): TARGET ${target} builds CUDA kernels, but no CUDA compiler was found: install the "
+                          "CUDA toolkit (nvcc) or set CMAKE_CUDA_COMPILER, and enable the CUDA language in the project")
+    endif()
+  endif()
+  find_package(CUDAToolkit QUIET)
+  if(NOT TARGET CUDA::cudart)
+    message(FATAL_ERROR "ansor_add_kernels(${lib}): TARGET ${target} links the CUDA runtime, but find_package(CUDAToolkit) found no "
+                        "CUDA::cudart: install the CUDA toolkit or point CUDAToolkit_ROOT at it")
+  endif()
 endfunction()
 
 function(ansor_add_kernels lib)
@@ -183,11 +210,23 @@ function(ansor_add_kernels lib)
     set(cache_args)
   endif()
 
+  list(GET targets 0 first_target)
+  set(cuda FALSE)
+  if(first_target MATCHES "^cuda(:|$)")
+    set(cuda TRUE)
+    _ansor_require_cuda(${lib} ${first_target})
+  endif()
+
   _ansor_generator(gen)
-  _ansor_kernel_compiler(cxx "${ARG_COMPILER}")
+  if(cuda)
+    # Records of CUDA kernels name the CUDA compiler; -O3 and the architecture are their flags.
+    set(cxx "${CMAKE_CUDA_COMPILER}")
+  else()
+    _ansor_kernel_compiler(cxx "${ARG_COMPILER}")
+  endif()
   if(ARG_FLAGS)
     set(flags ${ARG_FLAGS})
-  else()
+  elseif(NOT cuda)
     set(flags ${ANSOR_KERNEL_FLAGS})
   endif()
   list(JOIN flags " " flags_text)
@@ -210,6 +249,14 @@ function(ansor_add_kernels lib)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${def}")
   # The kernel names, and what the target's code generator says its sources are and need.
   include("${out_dir}/${lib}_kernels.cmake")
+  if(cuda)
+    # `cuda` is the device found at configure time: the build steps name its architecture.
+    set(targets cuda:sm_${ANSOR_KERNEL_CUDA_ARCHITECTURE})
+    if(NOT ARG_FLAGS)
+      set(flags -O3 -arch=sm_${ANSOR_KERNEL_CUDA_ARCHITECTURE})
+      list(JOIN flags " " flags_text)
+    endif()
+  endif()
   set(language_flags ${ANSOR_KERNEL_EXTRA_FLAGS} ${ANSOR_KERNEL_LANGUAGE_FLAGS})
 
   # Build steps name the generator by its target where there is one (an installed package's
@@ -247,6 +294,7 @@ function(ansor_add_kernels lib)
   endif()
 
   set(objects)
+  set(cuda_sources)
   set(stamps)
   set(stamp_commands)
   set(tune_commands)
@@ -273,6 +321,11 @@ function(ansor_add_kernels lib)
         COMMENT "ansor: generating ${vlib} kernel ${kernel}"
         ${measure_pool}
         VERBATIM)
+      if(cuda)
+        # The project's CUDA compiler builds it as a source of the library.
+        list(APPEND cuda_sources "${src}")
+        continue()
+      endif()
       add_custom_command(
         OUTPUT "${obj}"
         COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${src}" -o "${obj}"
@@ -281,14 +334,18 @@ function(ansor_add_kernels lib)
         VERBATIM)
       list(APPEND objects "${obj}")
     endforeach()
-    set(registry_obj "${out_dir}/${vlib}_registry.o")
-    add_custom_command(
-      OUTPUT "${registry_obj}"
-      COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${out_dir}/${vlib}_registry.cpp" -o "${registry_obj}"
-      DEPENDS "${out_dir}/${vlib}_registry.cpp" "${out_dir}/${vlib}.h" ${runtime_headers}
-      COMMENT "ansor: compiling ${vlib} registry"
-      VERBATIM)
-    list(APPEND objects "${registry_obj}")
+    if(cuda)
+      list(APPEND cuda_sources "${out_dir}/${vlib}_registry.cpp")
+    else()
+      set(registry_obj "${out_dir}/${vlib}_registry.o")
+      add_custom_command(
+        OUTPUT "${registry_obj}"
+        COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${out_dir}/${vlib}_registry.cpp" -o "${registry_obj}"
+        DEPENDS "${out_dir}/${vlib}_registry.cpp" "${out_dir}/${vlib}.h" ${runtime_headers}
+        COMMENT "ansor: compiling ${vlib} registry"
+        VERBATIM)
+      list(APPEND objects "${registry_obj}")
+    endif()
     list(APPEND stamp_commands COMMAND ${gen_command} emit "${def}" --name "${vlib}" --out "${out_dir}" --stamps-only ${cache_args}
          ${session_args} --trials "${ARG_TRIALS}" --tune-hint "cmake --build ${CMAKE_BINARY_DIR} --target ${lib}_tune")
     set(trials_args)
@@ -314,9 +371,22 @@ function(ansor_add_kernels lib)
     list(APPEND objects "${dispatch_obj}")
   endif()
 
-  set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-  add_library(${lib} STATIC ${objects})
-  set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
+  if(cuda)
+    set_source_files_properties(${cuda_sources} PROPERTIES GENERATED TRUE)
+    add_library(${lib} STATIC ${cuda_sources})
+    # Generated kernels are optimised whatever the build type; the architecture is the target's.
+    set_target_properties(${lib} PROPERTIES CUDA_ARCHITECTURES ${ANSOR_KERNEL_CUDA_ARCHITECTURE} CUDA_STANDARD 17
+                                            CUDA_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON)
+    target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3>)
+    if(ARG_FLAGS)
+      target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${ARG_FLAGS}>)
+    endif()
+    target_link_libraries(${lib} PUBLIC CUDA::cudart)
+  else()
+    set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
+    add_library(${lib} STATIC ${objects})
+    set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
+  endif()
   target_include_directories(${lib} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
   target_link_libraries(${lib} PUBLIC Ansor::runtime)
   set_property(TARGET ${lib} PROPERTY ANSOR_DEF "${def}")

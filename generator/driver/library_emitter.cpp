@@ -18,6 +18,7 @@
 #include "driver/library_dispatch.h"
 #include "lower/lower.h"
 #include "measure/cpu_variant.h"
+#include "measure/cuda_device.h"
 #include "sampler/default_schedule.h"
 #include "sampler/annotation.h"
 #include "support/file_util.h"
@@ -395,6 +396,9 @@ EmitReport configure_library(const Program& program, const std::string& lib, con
     cmake += ")\n";
     write(dir / (lib + "_dispatch" + generator.source_extension()), library_dispatcher(program, lib, variants));
   }
+  // A CUDA build compiles for the target's architecture (`cuda` is the device present).
+  if (is_cuda_target(targets.front()))
+    cmake += fmt::format("set(ANSOR_KERNEL_CUDA_ARCHITECTURE {})\n", resolve_cuda_target(targets.front()).cpu.substr(3));
   // What the build asks of the target's code generator instead of assuming a language.
   cmake += fmt::format("set(ANSOR_KERNEL_SOURCE_EXTENSION \"{}\")\nset(ANSOR_KERNEL_LANGUAGE_FLAGS {})\n", generator.source_extension(),
                        fmt::join(generator.language_flags(), " "));

@@ -65,7 +65,8 @@ std::string library_registry(const Program& program, const std::string& lib_name
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
 // Checks the targets and the kernels' own targets as emit_library would, so that a build fails
 // at configure time, and records what the build needs of the target's code generator (source
-// extension, language flags). With several (CPU) targets, writes instead of the registry a
+// extension, language flags) and, for a CUDA target, its architecture
+// (ANSOR_KERNEL_CUDA_ARCHITECTURE, e.g. 90; `cuda` is the device present). With several (CPU) targets, writes instead of the registry a
 // header and registry per variant and the dispatcher (driver/library_dispatch.h), the features
 // of each variant asked of `compiler` with `flags` (empty: the defaults) for its CPU, and lists
 // the variants' library names in the .cmake file (ANSOR_KERNEL_VARIANT_LIBS).
