@@ -26,7 +26,9 @@ std::vector<std::string> CudaGenerator::compile_command(const std::string& compi
   for (const std::string& f : language_flags()) cmd.push_back(f);
   // Candidates are generated code measured once: their warnings help nobody.
   if (kind != CompileOutput::Object) cmd.push_back("-w");
-  if (kind == CompileOutput::SharedLibrary) cmd.push_back("-shared");
+  // A candidate links the shared CUDA runtime: the measurement worker times it with that same
+  // runtime (through the library's handle).
+  if (kind == CompileOutput::SharedLibrary) cmd.insert(cmd.end(), {"-shared", "-cudart=shared"});
   cmd.push_back("-I" + runtime_include);
   if (kind != CompileOutput::SharedLibrary) cmd.push_back("-c");
   cmd.insert(cmd.end(), {"-o", output, source});

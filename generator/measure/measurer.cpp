@@ -60,7 +60,12 @@ const Measurer::Reference* Measurer::reference_for(const Candidate& c, std::stri
   auto it = references_.find(dag.workload_key());
   if (it != references_.end()) return &it->second;
   Candidate naive{c.kernel_name, State(c.state.dag_ptr())};
-  BuildResult built = builder_.build({naive})[0];
+  if (target_.kind == Target::Kind::Cuda && !reference_builder_) {
+    BuildOptions host = options_.build;
+    host.work_dir = (std::filesystem::path(options_.build.work_dir) / "reference").string();
+    reference_builder_ = std::make_unique<Builder>(make_kernel_compiler(), code_generator_for(Target::Kind::Cpu), host);
+  }
+  BuildResult built = (reference_builder_ ? *reference_builder_ : builder_).build({naive})[0];
   if (built.error != MeasureError::None) {
     error = "the reference program did not build: " + built.message;
     return nullptr;

@@ -1,5 +1,6 @@
 // Measurement: candidates are built (builder.h) and then run, checked and timed in a separate
 // worker process (tools/ansor-measure-worker.cpp), restarted whenever a candidate kills it.
+// CUDA candidates run on the GPU and are checked against the naive program run on the CPU.
 // Every candidate comes back as a record: its time, or why it has none. Only one process
 // measures on a target at a time (a lock file), and building and running never overlap.
 #pragma once
@@ -59,6 +60,9 @@ class Measurer {
   bool prepare(const std::string& workload, const Reference& ref, std::string& error);
 
   Builder builder_;
+  // Builds the naive reference programs: builder_ itself on a CPU; on a GPU a C++ builder with
+  // the host's kernel compiler, so that GPU candidates are checked against the CPU.
+  std::unique_ptr<Builder> reference_builder_;
   Target target_;
   MeasureOptions options_;
   LineProcess worker_;

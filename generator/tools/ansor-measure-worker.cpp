@@ -10,7 +10,9 @@
 //   {"op":"measure","library":L,"symbol":S,"workload":W,"min_seconds":T,"tolerance":E,"stop_seconds":X}
 //       runs candidate S_info on W's inputs (const inputs packed the candidate's way), compares
 //       its outputs with the reference (that call is the warm-up), then times calls until T
-//       seconds and at least 3 calls; answers the median and the interquartile spread. With
+//       seconds and at least 3 calls; answers the median and the interquartile spread. A CUDA
+//       candidate runs on the GPU, its arguments in device memory (tools/argument_memory.h),
+//       against the CPU reference's results. With
 //       X > 0 (optional), a candidate whose first timed call takes longer than X seconds is
 //       hopeless: that call's time is the answer (1 repeat), and no further calls are made;
 //       when the checked call alone took longer than X and 0.1 s, its time is the answer.
@@ -29,12 +31,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "measure/aligned_buffer.h"
+#include "tools/argument_memory.h"
 
 namespace {
 
@@ -190,37 +194,55 @@ class Worker {
     Library lib;
     const ansor_kernel_info* info = load(lib, req.at("library"), req.at("symbol"), error);
     if (!info) return {{"result", "run_error"}, {"message", error}};
-    std::vector<ansor::AlignedVector<unsigned char>> buffers(info->num_args);
+    std::unique_ptr<ansor::ArgumentMemory> memory = info->device == ANSOR_DEVICE_CUDA ? ansor::cuda_memory(lib.handle, error) : ansor::host_memory();
+    if (!memory) return {{"result", "run_error"}, {"message", error}};
+    auto memory_error = [&](const char* what) -> Json {
+      return {{"result", "run_error"}, {"message", std::string(what) + ": " + memory->error()}};
+    };
     std::vector<void*> args;
+    size_t argument_bytes = 0;
     for (int i = 0; i < info->num_args; ++i) {
       const ansor_tensor_info& t = info->args[i];
       size_t size = ansor_dtype_size(t.dtype);
+      void* arg = nullptr;
       if (t.is_output) {
         // Poisoned, so that an element the kernel never writes is caught.
-        buffers[i].assign(w.expected[i].size(), 0xff);
-      } else if (t.is_const) {
-        buffers[i].assign(static_cast<size_t>(info->packed_elements(i)) * size, 0);
-        if (info->pack(i, w.inputs[i].data(), buffers[i].data()) != 0) return {{"result", "run_error"}, {"message", "packing failed"}};
+        arg = memory->alloc(w.expected[i].size());
+        if (!arg || !memory->fill(arg, 0xff, w.expected[i].size())) return memory_error("no memory for an output");
+        argument_bytes += w.expected[i].size();
       } else {
-        buffers[i] = w.inputs[i];
+        void* plain = memory->alloc(w.inputs[i].size());
+        if (!plain || !memory->upload(plain, w.inputs[i].data(), w.inputs[i].size())) return memory_error("no memory for an input");
+        arg = plain;
+        if (t.is_const) {
+          size_t packed = static_cast<size_t>(info->packed_elements(i)) * size;
+          arg = memory->alloc(packed);
+          if (!arg || !memory->fill(arg, 0, packed)) return memory_error("no memory for a packed input");
+          if (info->pack(i, plain, arg) != 0) return {{"result", "run_error"}, {"message", "packing failed"}};
+        }
+        argument_bytes += t.is_const ? static_cast<size_t>(info->packed_elements(i)) * size : w.inputs[i].size();
       }
-      args.push_back(buffers[i].data());
+      args.push_back(arg);
     }
+    memory->arguments_ready(argument_bytes);
+    auto call = [&]() { return info->call_packed(args.data()); };
     auto checked_start = std::chrono::steady_clock::now();
-    if (info->call_packed(args.data()) != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error"}};
+    if (call() != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error"}};
     double checked_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - checked_start).count();
     double tolerance = req.value("tolerance", 1e-4);
     for (int i = 0; i < info->num_args; ++i) {
       const ansor_tensor_info& t = info->args[i];
       if (!t.is_output) continue;
+      ansor::AlignedVector<unsigned char> got(w.expected[i].size());
+      if (!memory->download(got.data(), args[i], got.size())) return memory_error("the outputs could not be read");
       int64_t n = elements(t);
       double scale = 1;
       for (int64_t e = 0; e < n; ++e) scale = std::max(scale, std::fabs(value_at(w.expected[i].data(), t.dtype, e)));
       for (int64_t e = 0; e < n; ++e) {
-        double got = value_at(buffers[i].data(), t.dtype, e), want = value_at(w.expected[i].data(), t.dtype, e);
-        if (!(std::fabs(got - want) <= tolerance * scale) && !(std::isnan(got) && std::isnan(want)))
+        double value = value_at(got.data(), t.dtype, e), want = value_at(w.expected[i].data(), t.dtype, e);
+        if (!(std::fabs(value - want) <= tolerance * scale) && !(std::isnan(value) && std::isnan(want)))
           return {{"result", "wrong_result"},
-                  {"message", "output '" + std::string(t.name) + "' element " + std::to_string(e) + ": " + std::to_string(got) +
+                  {"message", "output '" + std::string(t.name) + "' element " + std::to_string(e) + ": " + std::to_string(value) +
                                   " instead of " + std::to_string(want)}};
       }
     }
@@ -236,9 +258,9 @@ class Worker {
     // starts at once. A hopeless candidate is not called again after its first timed call (it
     // may take seconds per call): one call tells how hopeless it is.
     while ((total < min_seconds || times.size() < 3) && times.size() < 100000) {
-      auto start = std::chrono::steady_clock::now();
-      info->call_packed(args.data());
-      double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      int status = 0;
+      double dt = memory->time(call, status);
+      if (status != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error in a timed call"}};
       if (times.empty() && stop_seconds > 0 && dt > stop_seconds) return {{"result", "ok"}, {"seconds", dt}, {"spread", 0.0}, {"repeats", 1}};
       times.push_back(dt);
       total += dt;
