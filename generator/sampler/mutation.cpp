@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
 #include "sampler/step_edit.h"
 #include "schedule/steps.h"
@@ -117,7 +118,7 @@ std::optional<std::vector<StepPtr>> with_parallel_loops(const std::vector<StepPt
 
 std::string_view mutation_kind_name(MutationKind k) {
   switch (k) {
-#define MUTATION(Enum, name, weight) \
+#define MUTATION(Enum, name, cpu_weight, gpu_weight) \
   case MutationKind::Enum: return name;
 #include "sampler/mutation.def"
   }
@@ -126,7 +127,7 @@ std::string_view mutation_kind_name(MutationKind k) {
 
 const std::vector<MutationKind>& mutation_kinds() {
   static const std::vector<MutationKind> kinds = {
-#define MUTATION(Enum, name, weight) MutationKind::Enum,
+#define MUTATION(Enum, name, cpu_weight, gpu_weight) MutationKind::Enum,
 #include "sampler/mutation.def"
   };
   return kinds;
@@ -147,7 +148,7 @@ std::optional<State> Mutator::mutate(MutationKind kind, const State& program, st
 std::optional<State> Mutator::mutate(const State& program, std::mt19937_64& rng) const {
   std::vector<MutationKind> kinds = mutation_kinds();
   std::vector<double> weights = {
-#define MUTATION(Enum, name, weight) weight,
+#define MUTATION(Enum, name, cpu_weight, gpu_weight) ctx_.gpu ? (gpu_weight) : (cpu_weight),
 #include "sampler/mutation.def"
   };
   while (!kinds.empty()) {
@@ -171,7 +172,11 @@ std::optional<State> Mutator::mutate_tile_size(const State& program, std::mt1993
   std::vector<Choice> choices;
   for (size_t i = 0; i < splits.size(); ++i) {
     auto& split = static_cast<const SplitStep&>(*program.steps()[splits[i]]);
-    std::vector<TileMove> moves = tile_moves(extents[i], split.lengths, ctx_.max_innermost_factor);
+    // The inner part of a GPU rfactor's split is a thread count, not a tile: up to a block.
+    const int64_t max_innermost = ctx_.gpu && is_cross_thread_split(program.steps(), static_cast<size_t>(splits[i]))
+                                      ? ctx_.gpu_limits.max_threads_per_block
+                                      : ctx_.max_innermost_factor;
+    std::vector<TileMove> moves = tile_moves(extents[i], split.lengths, max_innermost);
     if (!moves.empty()) choices.push_back({splits[i], std::move(moves)});
   }
   if (choices.empty()) return std::nullopt;

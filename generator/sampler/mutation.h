@@ -6,7 +6,8 @@
 //   tile-size         a split whose lengths the sketch left open moves a factor from one level
 //                     (the outer part included, when the split divides the loop exactly) to
 //                     another: the product of the levels is kept, the innermost stays within
-//                     max_innermost_factor, and follow splits of it follow on replay;
+//                     max_innermost_factor (a block's threads for the thread count of a
+//                     reduction across threads), and follow splits of it follow on replay;
 //   parallel          a stage's fused parallel loop fuses another number of its leading loops;
 //   unroll            an auto_unroll_max_step pragma takes another value of unroll_steps;
 //   compute-location  a stage whose location the sketch left open moves to another loop of its
@@ -26,7 +27,7 @@
 namespace ansor {
 
 enum class MutationKind : uint8_t {
-#define MUTATION(Enum, name, weight) Enum,
+#define MUTATION(Enum, name, cpu_weight, gpu_weight) Enum,
 #include "sampler/mutation.def"
 };
 
@@ -40,8 +41,8 @@ class Mutator {
   // The program mutated by one kind; nothing when the kind does not apply or its result is
   // rejected. Tile-size and compute-location need the program's sketch in the catalog.
   std::optional<State> mutate(MutationKind kind, const State& program, std::mt19937_64& rng) const;
-  // A kind drawn by the weights of mutation.def; kinds that give nothing are passed over for
-  // the others.
+  // A kind drawn by the weights of mutation.def for the target's kind; kinds that give nothing
+  // are passed over for the others.
   std::optional<State> mutate(const State& program, std::mt19937_64& rng) const;
 
  private:

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <random>
 
 #include "program_reference.h"
 #include "sampler/annotation.h"
+#include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
 #include "schedule/steps.h"
 #include "test_support.h"
@@ -235,6 +237,36 @@ TEST(MutationTest, GpuMutationsComputeTheReferenceWithinTheThreadLimits) {
     }
   }
   EXPECT_GT(made, 10);
+}
+
+// The thread count of a reduction across threads (the inner part of a GPU rfactor's split) moves
+// beyond the tile limit, up to a block, and stays a count whose threads can combine values; GPU
+// programs never get the parallel mutation.
+TEST(MutationTest, GpuReductionsAcrossThreadsMutateTheirThreadCount) {
+  SamplerContext ctx = SamplerContext::for_target(parse_target("cuda:sm_80"));
+  Program program = test::parse("kernel rows { X = input f32[4, 4096]\n S[i:4] = sum(k:4096, X[i, k] * X[i, k]) }");
+  auto dag = test::dag_of(program, "rows");
+  auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(dag, ctx, SketchRules::for_context(ctx)));
+  Annotator annotator(ctx);
+  Mutator mutator(ctx, catalog);
+  test::ProgramReference reference(dag);
+  std::mt19937_64 rng(11);
+  std::set<int64_t> counts;
+  for (int i = 0; i < 40; ++i) {
+    State program_state = sample_program(catalog->sketches(), annotator, rng);
+    EXPECT_FALSE(mutator.mutate(MutationKind::Parallel, program_state, rng));
+    std::optional<State> mutated = mutator.mutate(program_state, rng);
+    if (!mutated) continue;
+    for (size_t k = 0; k < mutated->steps().size(); ++k) {
+      if (!is_cross_thread_split(mutated->steps(), k)) continue;
+      int64_t threads = static_cast<const SplitStep&>(*mutated->steps()[k]).lengths[0];
+      EXPECT_TRUE(ctx.gpu_limits.reduces_across(threads)) << threads;
+      counts.insert(threads);
+    }
+    EXPECT_TRUE(reference.matches(*mutated)) << describe_steps(*mutated);
+  }
+  EXPECT_GT(*counts.rbegin(), 64) << "no thread count above the tile limit";
+  EXPECT_GE(counts.size(), 3u);
 }
 
 TEST(MutationTest, ProgramsOfNoKnownSketchGetOnlyTheKindsThatNeedNone) {
