@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 
@@ -86,12 +87,15 @@ class CudaEmitter final : public CEmitter {
     return fmt::format("ansor_rt::{}<{}>()", what == "nan" ? "quiet_nan" : "infinity", type);
   }
 
+  // A launch whose vector loads read kernel arguments is a template over whether every argument
+  // is 16-byte aligned (the launcher checks); its body is printed first to know.
   void emit_grid(const GpuLaunch& launch, const std::string& name, const std::vector<std::string>& device_params) {
     block_ = launch.block;
     grid_ = launch.grid;
-    out_ += fmt::format("__global__ void __launch_bounds__({}) {}({}) {{\n", launch.threads(), name, fmt::join(device_params, ", "));
+    reads_alignment_ = false;
+    const size_t start = out_.size();
     indent_ = 1;
-    if (!launch.shared.empty()) line("extern __shared__ __align__(16) unsigned char ansor_shared[];");
+    if (!launch.shared.empty()) line("ANSOR_DYNAMIC_SHARED_MEMORY(ansor_shared);");
     for (const auto& [b, offset] : launch.shared) {
       std::string type(dtype_c_type(b->dtype));
       line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_shared + {});", type, buffer_name(b->name), type, offset));
@@ -102,6 +106,39 @@ class CudaEmitter final : public CEmitter {
     }
     stmt(launch.body);
     out_ += "}\n\n";
+    templated_.push_back(reads_alignment_);
+    out_.insert(start, fmt::format("{}__global__ void __launch_bounds__({}) {}({}) {{\n", reads_alignment_ ? "template <bool ansor_aligned>\n" : "",
+                                   launch.threads(), name, fmt::join(device_params, ", ")));
+  }
+
+  // A vectorized loop copying consecutive 4-byte elements, 2 or 4 of them, from a first element
+  // at a multiple of the lanes: one vector load and store (where both addresses are aligned to
+  // the vector: always for shared memory and workspace, for kernel arguments when the launch
+  // found them aligned). False, with nothing printed, for another loop.
+  bool emit_vector_copy(const ForNode& f) {
+    auto* st = f.body->as<StoreNode>();
+    auto* load = st && !st->across_threads ? st->value->as<LoadNode>() : nullptr;
+    if (!load || (f.extent != 2 && f.extent != 4)) return false;
+    const Buffer& to = buffer(st->buffer);
+    const Buffer& from = buffer(load->tensor);
+    if (dtype_bytes(to.dtype) != 4 || to.dtype != from.dtype) return false;
+    const Expr to_index = flat_expr(to, st->indices), from_index = flat_expr(from, load->indices);
+    const VarNode* lane = f.var.get();
+    if (linear_coefficient(to_index, lane) != 1 || linear_coefficient(from_index, lane) != 1) return false;
+    const Expr to_first = simplify(substitute(to_index, {{lane, int_imm(0)}}), ranges_);
+    const Expr from_first = simplify(substitute(from_index, {{lane, int_imm(0)}}), ranges_);
+    auto multiple_of_lanes = [&](const Expr& e) {
+      LinearForm form = linearize(e);
+      bool multiple = form.constant % f.extent == 0;
+      for (const LinearForm::Term& t : form.terms) multiple = multiple && t.coef % f.extent == 0;
+      return multiple;
+    };
+    if (!multiple_of_lanes(to_first) || !multiple_of_lanes(from_first)) return false;
+    const bool arguments = to.scope == BufferScope::Param || from.scope == BufferScope::Param;
+    reads_alignment_ = reads_alignment_ || arguments;
+    line(fmt::format("ansor_rt::copy_vector<{}, {}>(&{}[{}], &{}[{}]);", f.extent, arguments ? "ansor_aligned" : "true", buffer_name(to.name),
+                     index_expr(to_first), buffer_name(from.name), index_expr(from_first)));
+    return true;
   }
 
   static int block_axis(IterAnnotation a) { return a == IterAnnotation::BlockY ? 1 : a == IterAnnotation::BlockZ ? 2 : 0; }
@@ -127,18 +164,25 @@ class CudaEmitter final : public CEmitter {
         line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_workspace + {});", type, buffer_name(workspace_[i]->name), type, offsets[i]));
       }
     }
+    if (std::find(templated_.begin(), templated_.end(), true) != templated_.end())
+      line(fmt::format("const bool ansor_aligned = ansor_rt::aligned_to_vectors({});", fmt::join(params_of(params), ", ")));
     for (size_t l = 0; l < launches_.size(); ++l) {
       const GpuLaunch& launch = launches_[l];
       const std::string grid = fmt::format("{}_grid_{}", prefix, l);
+      std::vector<std::string> instances = {grid};
+      if (templated_[l]) instances = {grid + "<true>", grid + "<false>"};
       // Beyond 48 KiB a block's dynamic shared memory needs the kernel's consent.
-      if (launch.shared_bytes > 48 * 1024) {
-        line(fmt::format("ansor_error = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});", grid,
+      for (const std::string& instance : instances) {
+        if (launch.shared_bytes <= 48 * 1024) break;
+        line(fmt::format("ansor_error = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});", instance,
                          launch.shared_bytes));
         line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
       }
-      line(fmt::format("{}<<<dim3({}), dim3({}), {}, ansor_stream>>>({});", grid, fmt::join(launch.grid, ", "), fmt::join(launch.block, ", "),
-                       launch.shared_bytes, fmt::join(args, ", ")));
-      line("ansor_error = cudaGetLastError();");
+      const std::string configuration =
+          fmt::format("dim3({}), dim3({}), {}, ansor_stream, {}", fmt::join(launch.grid, ", "), fmt::join(launch.block, ", "), launch.shared_bytes,
+                      fmt::join(args, ", "));
+      const std::string kernel = templated_[l] ? fmt::format("ansor_aligned ? {} : {}", instances[0], instances[1]) : grid;
+      line(fmt::format("ansor_error = ansor_rt::launch({}, {});", kernel, configuration));
       line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
     }
     line("return 0;");
@@ -197,6 +241,7 @@ class CudaEmitter final : public CEmitter {
       line("}");
       return;
     }
+    if (f.for_kind == ForKind::Vectorized && emit_vector_copy(f)) return;
     switch (f.for_kind) {
       case ForKind::Parallel:
         throw std::invalid_argument(fmt::format("the CUDA code generator cannot run loop '{}' in parallel: GPU programs bind loops to blocks and threads",
@@ -248,7 +293,15 @@ class CudaEmitter final : public CEmitter {
     }
   }
 
+  static std::vector<std::string> params_of(const std::vector<ParamDecl>& params) {
+    std::vector<std::string> names;
+    for (const ParamDecl& p : params) names.push_back(p.name);
+    return names;
+  }
+
   std::vector<GpuLaunch> launches_;
+  std::vector<bool> templated_;  // per launch: a template over ansor_aligned
+  bool reads_alignment_ = false;
   std::vector<const Buffer*> workspace_;
   ThreadDims block_ = {1, 1, 1};
   std::array<int64_t, 3> grid_ = {1, 1, 1};

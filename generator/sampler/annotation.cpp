@@ -92,7 +92,8 @@ void Annotator::parallelize(State& s, std::mt19937_64& rng) {
 
 void Annotator::bind_gpu_threads(State& s, std::mt19937_64& rng) {
   static const std::vector<int64_t> kThreads = {32, 64, 128, 256, 512};
-  ansor::bind_gpu_threads(s, [&](int64_t) { return pick(kThreads, rng); });
+  static const std::vector<int64_t> kFetchLanes = {1, 2, 4};
+  ansor::bind_gpu_threads(s, {[&](int64_t) { return pick(kThreads, rng); }, [&](int64_t, int64_t) { return pick(kFetchLanes, rng); }});
 }
 
 void Annotator::choose_innermost_axes(State& s, std::mt19937_64& rng) {
@@ -189,7 +190,11 @@ State random_program(const std::shared_ptr<const ComputeDAG>& dag, const Sampler
   if (!ctx.gpu) return random_schedule(dag, seed);
   Annotator annotator(ctx);
   std::mt19937_64 rng(seed);
-  return sample_program(generate_sketches(dag, ctx, SketchRules::for_context(ctx)), annotator, rng);
+  const std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::for_context(ctx));
+  State program = sample_program(sketches, annotator, rng);
+  // Drawn again while over the GPU's limits (the last draw when none fits).
+  for (int attempt = 0; attempt < 100 && !within_gpu_limits(program, ctx); ++attempt) program = sample_program(sketches, annotator, rng);
+  return program;
 }
 
 }  // namespace ansor

@@ -34,17 +34,23 @@ std::vector<int> first_loops(int count) {
   return loops;
 }
 
-// A shared-memory copy computed inside a block, spread over that block's threads.
-void bind_cooperative_fetch(State& s, int i, const std::function<int64_t(int64_t)>& threads_for) {
+// A shared-memory copy computed inside a block, spread over that block's threads, each loading
+// a vector of consecutive elements.
+void bind_cooperative_fetch(State& s, int i, const GpuBindingChoices& choices) {
   const Stage& st = s.stage(i);
   // Read before the fuse below, which replaces the stage `st` refers to.
-  const int64_t threads = threads_around(s, i, -1);
+  int64_t threads = threads_around(s, i, -1);
   const int loops = static_cast<int>(st.leaves.size());
   int64_t extent = 1;
   for (int p = 0; p < loops; ++p) extent *= std::max<int64_t>(1, st.leaf(p).extent);
+  if (threads <= 0) threads = choices.threads_for(extent);
+  const int64_t lanes = choices.fetch_lanes_for(extent, threads);
   if (loops > 1 && !s.try_apply(std::make_shared<FuseStep>(i, first_loops(loops)))) return;
-  if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads > 0 ? threads : threads_for(extent)})))
-    s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+  std::vector<int64_t> lengths = {threads};
+  if (lanes > 1) lengths.push_back(lanes);
+  if (!s.try_apply(std::make_shared<SplitStep>(i, 0, lengths))) return;
+  s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
+  if (lanes > 1) s.try_apply(std::make_shared<AnnotateStep>(i, 2, IterAnnotation::Vectorize));
 }
 
 // The stage's spatial loops fused on blocks, its reduction loop (position `across`) on threads.
@@ -71,7 +77,7 @@ void bind_tile_levels(State& s, int i, int axes, int split_axes) {
 
 }  // namespace
 
-void bind_gpu_threads(State& s, const std::function<int64_t(int64_t extent)>& threads_for) {
+void bind_gpu_threads(State& s, const GpuBindingChoices& choices) {
   // Consumers first: a shared-memory copy is spread over the threads its consumer runs on.
   for (int i = s.num_stages() - 1; i >= 0; --i) {
     const Stage& st = s.stage(i);
@@ -84,7 +90,7 @@ void bind_gpu_threads(State& s, const std::function<int64_t(int64_t extent)>& th
     while (spatial < static_cast<int>(st.leaves.size()) && st.leaf(spatial).kind == IterKind::Spatial) ++spatial;
     if (spatial == 0) continue;
     if (st.location == ComputeLocation::At) {
-      if (st.scope == MemoryScope::Shared) bind_cooperative_fetch(s, i, threads_for);
+      if (st.scope == MemoryScope::Shared) bind_cooperative_fetch(s, i, choices);
       continue;
     }
     const int axes = st.num_spatial_roots();
@@ -98,7 +104,7 @@ void bind_gpu_threads(State& s, const std::function<int64_t(int64_t extent)>& th
     int64_t extent = 1;
     for (int p = 0; p < spatial; ++p) extent *= std::max<int64_t>(1, st.leaf(p).extent);
     if (spatial > 1 && !s.try_apply(std::make_shared<FuseStep>(i, first_loops(spatial)))) continue;
-    if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{threads_for(extent)}))) {
+    if (s.try_apply(std::make_shared<SplitStep>(i, 0, std::vector<int64_t>{choices.threads_for(extent)}))) {
       s.try_apply(std::make_shared<AnnotateStep>(i, 0, IterAnnotation::BlockX));
       s.try_apply(std::make_shared<AnnotateStep>(i, 1, IterAnnotation::ThreadX));
     }

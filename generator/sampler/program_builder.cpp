@@ -38,11 +38,14 @@ bool within_gpu_limits(const State& s, const SamplerContext& ctx) {
       if (axis >= 0) dims[axis] = std::max(dims[axis], it.extent);
       if (axis >= 0 && it.kind != IterKind::Spatial && !ctx.gpu_limits.reduces_across(it.extent)) return false;
     }
-    if (st.scope == MemoryScope::Shared) {
-      int64_t elements = 1;
-      for (int d = 0; d < st.num_spatial_roots(); ++d) elements *= std::max<int64_t>(1, st.iters[d].extent);
-      block_shared[root] += elements * dtype_bytes(st.op->dtype);
-    }
+    int64_t elements = 1;
+    for (int d = 0; d < st.num_spatial_roots(); ++d) elements *= std::max<int64_t>(1, st.iters[d].extent);
+    if (st.scope == MemoryScope::Shared) block_shared[root] += elements * dtype_bytes(st.op->dtype);
+    // A thread's local buffers (a tile's accumulators) take registers: half of them at most, as
+    // codegen/gpu_launch.h checks the lowered program.
+    if (st.scope == MemoryScope::Local && st.location == ComputeLocation::At &&
+        elements * std::max(4, dtype_bytes(st.op->dtype)) > 2 * int64_t{ctx.gpu_limits.max_registers_per_thread})
+      return false;
   }
   for (const auto& [root, dims] : block_threads)
     if (dims[0] * dims[1] * dims[2] > ctx.gpu_limits.max_threads_per_block) return false;
@@ -54,9 +57,10 @@ bool within_gpu_limits(const State& s, const SamplerContext& ctx) {
 namespace {
 
 // The annotator's cooperative fetch: a shared-memory stage computed inside another, its loops
-// fused into one and split by the number of threads.
+// fused into one and split by the number of threads (and the lanes of its vector loads).
 bool is_cooperative_fetch(const State& s, const SplitStep& split) {
-  if (split.stage < 0 || split.stage >= s.num_stages() || split.lengths.size() != 1 || split.iter != 0) return false;
+  if (split.stage < 0 || split.stage >= s.num_stages() || split.lengths.empty() || split.lengths.size() > 2 || split.iter != 0)
+    return false;
   const Stage& st = s.stage(split.stage);
   return st.scope == MemoryScope::Shared && st.location == ComputeLocation::At && st.leaves.size() == 1;
 }
@@ -67,8 +71,11 @@ bool ProgramBuilder::apply(const StepPtr& step) {
   StepPtr adjusted = step;
   if (auto* split = dynamic_cast<const SplitStep*>(step.get()); split && ctx_.gpu && is_cooperative_fetch(state_, *split)) {
     int64_t threads = threads_around(state_, split->stage, -1);
-    if (threads > 0 && threads != split->lengths[0])
-      adjusted = std::make_shared<SplitStep>(split->stage, split->iter, std::vector<int64_t>{threads});
+    if (threads > 0 && threads != split->lengths[0]) {
+      std::vector<int64_t> lengths = split->lengths;
+      lengths[0] = threads;
+      adjusted = std::make_shared<SplitStep>(split->stage, split->iter, lengths);
+    }
   }
   return state_.try_apply(adjusted);
 }

@@ -2,9 +2,9 @@
 //
 // Steps apply one at a time, so that an edit can look at the state before the step it changes.
 // A split that spreads a shared-memory copy over the threads of its block (the annotator's
-// cooperative fetch) takes the block's thread count as it is when the split applies: tile
-// sizes decide that count, and a mutated tile would otherwise leave the copy on the old number
-// of threads. A finished program must infer bounds and, on a GPU, respect the thread limits.
+// cooperative fetch, its lengths the threads and the lanes of a vector load) takes the block's
+// thread count as it is when the split applies: tile sizes decide that count, and a mutated
+// tile would otherwise leave the copy on the old number of threads. A finished program must infer bounds and, on a GPU, respect the thread limits.
 #pragma once
 
 #include <cstdint>
@@ -23,9 +23,9 @@ namespace ansor {
 int64_t threads_around(const State& s, int stage, int depth);
 
 // Whether every thread block of the program has at most the limit's threads and shared memory,
-// every virtual-thread loop at most ctx.max_vthreads iterations, and every reduction across
-// threads a thread count that can combine values (GpuLimits::reduces_across). Bounds must be
-// inferred.
+// every local buffer of a thread at most half of its registers, every virtual-thread loop at
+// most ctx.max_vthreads iterations, and every reduction across threads a thread count that can
+// combine values (GpuLimits::reduces_across). Bounds must be inferred.
 bool within_gpu_limits(const State& s, const SamplerContext& ctx);
 
 class ProgramBuilder {

@@ -1,5 +1,6 @@
-// Tests of softmax (over the first and the last axis of a 3-d tensor), layer_norm (over the last
-// dimension, and over the last two with gamma and beta of their shape) and batch_norm.
+// Tests of softmax (over the first and the last axis of a 3-d tensor, and over long rows),
+// layer_norm (over the last dimension, short and long, and over the last two with gamma and beta
+// of their shape) and batch_norm.
 #include "reference.h"
 
 #include <algorithm>
@@ -60,6 +61,21 @@ TEST(Normalization, LayerNormLastAxis) {
   fill_random(beta, 55);
   ASSERT_NO_FATAL_FAILURE(call_kernel("layer_norm_last", ansor_test_kernels_layer_norm_last, x, gamma, beta, y));
   expect_close(y, layer_norm_reference(widen(x), widen(gamma), widen(beta), 1e-5), kernel_tolerance("layer_norm_last"));
+}
+
+// Rows of hundreds of elements, which GPU schedules reduce across the threads of a block.
+TEST(Normalization, SoftmaxAndLayerNormOfLongRows) {
+  Tensor<float> x({3, 300}), y({3, 300});
+  fill_random(x, 61, -3.0, 3.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("softmax_long_rows", ansor_test_kernels_softmax_long_rows, x, y));
+  expect_close(y, softmax_reference(widen(x), 1), kernel_tolerance("softmax_long_rows"));
+
+  Tensor<float> rows({2, 256}), gamma({256}), beta({256}), normed({2, 256});
+  fill_random(rows, 62, -2.0, 3.0);
+  fill_random(gamma, 63, 0.5, 1.5);
+  fill_random(beta, 64);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("layer_norm_long_rows", ansor_test_kernels_layer_norm_long_rows, rows, gamma, beta, normed));
+  expect_close(normed, layer_norm_reference(widen(rows), widen(gamma), widen(beta), 1e-5), kernel_tolerance("layer_norm_long_rows"));
 }
 
 TEST(Normalization, LayerNormOverLastTwoAxes) {

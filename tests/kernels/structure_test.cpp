@@ -66,6 +66,8 @@ const char* const kExpectedSignatures[] = {
     "softmax_axis0(X f32[4, 5, 6]) -> Y f32[4, 5, 6]",
     "softmax_last(X f32[4, 5, 6]) -> Y f32[4, 5, 6]",
     "layer_norm_last(X f32[6, 16], const gamma f32[16], const beta f32[16]) -> Y f32[6, 16]",
+    "softmax_long_rows(X f32[3, 300]) -> Y f32[3, 300]",
+    "layer_norm_long_rows(X f32[2, 256], const gamma f32[256], const beta f32[256]) -> Y f32[2, 256]",
     "layer_norm_axis_m2(X f32[3, 4, 8], const gamma f32[4, 8], const beta f32[4, 8]) -> Y f32[3, 4, 8]",
     "batch_norm(X f32[2, 4, 3, 3], const mean f32[4], const var f32[4], const gamma f32[4], const beta f32[4]) -> Y f32[2, 4, 3, 3]",
     "bias_add_axis2(X f32[2, 3, 4, 5], const b f32[4]) -> Y f32[2, 3, 4, 5]",

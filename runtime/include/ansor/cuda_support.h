@@ -49,6 +49,28 @@ __device__ __forceinline__ double infinity<double>() {
   return __longlong_as_double(0x7ff0000000000000LL);
 }
 
+// ---- Vector copies ----------------------------------------------------------------------------
+
+// Copies N (2 or 4) consecutive 4-byte elements: as one vector when both addresses are aligned to
+// it (Aligned), else element by element.
+template <int N, bool Aligned, class T>
+__device__ __forceinline__ void copy_vector(T* to, const T* from) {
+  static_assert(sizeof(T) == 4 && (N == 2 || N == 4), "vectors of 2 or 4 four-byte elements");
+  using Vector = typename std::conditional<N == 4, int4, int2>::type;
+  if constexpr (Aligned) {
+    *reinterpret_cast<Vector*>(to) = *reinterpret_cast<const Vector*>(from);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) to[i] = from[i];
+  }
+}
+
+// Whether every pointer is aligned to a vector of four 4-byte elements (16 bytes).
+template <class... T>
+inline bool aligned_to_vectors(const T*... pointers) {
+  return ((reinterpret_cast<uintptr_t>(pointers) % 16 == 0) && ...);
+}
+
 // ---- Reductions across threads ----------------------------------------------------------------
 
 enum class Reduction { Sum, Prod, Min, Max };
@@ -90,6 +112,25 @@ __device__ __forceinline__ T reduce_across_threads(T value) {
   }
   return value;
 }
+
+// ---- Launches -----------------------------------------------------------------------------------
+
+#if defined(__CUDACC__)
+// Queues `kernel` on the stream; the launch's error, if any.
+template <class... Params, class... Args>
+inline cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t stream, Args... args) {
+  kernel<<<grid, block, shared_bytes, stream>>>(args...);
+  return cudaGetLastError();
+}
+
+// The block's dynamic shared memory, which a launch sizes, as `name`.
+#define ANSOR_DYNAMIC_SHARED_MEMORY(name) extern __shared__ __align__(16) unsigned char name[]
+#else
+// Compiled by a host compiler, the kernels run on an emulation of CUDA on the CPU, which
+// supplies the launch and the dynamic shared memory (tests/cuda_emulation).
+using ansor_cuda_emulation::launch;
+#define ANSOR_DYNAMIC_SHARED_MEMORY(name) unsigned char* name = ansor_cuda_emulation::dynamic_shared_memory()
+#endif
 
 // ---- Host side ----------------------------------------------------------------------------------
 

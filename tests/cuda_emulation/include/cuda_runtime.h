@@ -1,0 +1,176 @@
+// A CPU emulation of the CUDA runtime and device code, as much as ansor's emitted kernels use,
+// for tests on machines without a GPU: the emitted .cu sources, compiled as C++ against this
+// header instead of the toolkit's, run every block of a launch in turn with one thread per CUDA
+// thread. __syncthreads() is a barrier of the block's threads, warp shuffles exchange values
+// through a barrier of the warp's threads, shared memory is one buffer that each block has
+// while it runs, and device memory is host memory. Nothing here checks for races (the lowered
+// program's interpreter does); what it checks is that the printed CUDA computes what lowering
+// decided.
+#ifndef ANSOR_TESTS_CUDA_EMULATION_CUDA_RUNTIME_H
+#define ANSOR_TESTS_CUDA_EMULATION_CUDA_RUNTIME_H
+
+#include <barrier>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(threads)
+#define __restrict__ __restrict
+#define __align__(bytes) alignas(bytes)
+// A function's shared array is one for the process: blocks run one at a time.
+#define __shared__ static
+
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+struct int2 {
+  int x, y;
+};
+struct int4 {
+  int x, y, z, w;
+};
+
+inline thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
+};
+enum cudaMemcpyKind { cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2, cudaMemcpyDeviceToDevice = 3 };
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+using cudaStream_t = struct CUstream_st*;
+
+namespace ansor_cuda_emulation {
+
+// The most dynamic shared memory a block may have, as on an H100.
+inline constexpr size_t kMaxSharedBytes = 227 * 1024;
+
+struct Block {
+  std::barrier<> threads;
+  std::vector<std::unique_ptr<std::barrier<>>> warps;
+  std::vector<uint64_t> lanes;  // one value per thread, for shuffles
+  explicit Block(unsigned count) : threads(count), lanes(count) {
+    for (unsigned first = 0; first < count; first += 32) warps.push_back(std::make_unique<std::barrier<>>(std::min(32u, count - first)));
+  }
+};
+
+inline thread_local Block* current_block = nullptr;
+inline cudaError_t last_error = cudaSuccess;
+
+inline unsigned char* dynamic_shared_memory() {
+  alignas(16) static unsigned char memory[kMaxSharedBytes];
+  return memory;
+}
+
+inline unsigned linear_thread() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+
+// Runs `kernel` over the grid: each block with one std::thread per CUDA thread, the blocks one
+// after another, and one launch at a time (the shared memory is the process's).
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes, cudaStream_t, Args... args) {
+  static std::mutex one_at_a_time;
+  std::lock_guard<std::mutex> lock(one_at_a_time);
+  const unsigned threads = block.x * block.y * block.z;
+  if (threads == 0 || threads > 1024 || shared_bytes > kMaxSharedBytes) return last_error = cudaErrorInvalidConfiguration;
+  for (unsigned bz = 0; bz < grid.z; ++bz)
+    for (unsigned by = 0; by < grid.y; ++by)
+      for (unsigned bx = 0; bx < grid.x; ++bx) {
+        Block state(threads);
+        std::vector<std::thread> workers;
+        for (unsigned t = 0; t < threads; ++t) {
+          workers.emplace_back([&, t] {
+            threadIdx = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
+            blockIdx = dim3(bx, by, bz);
+            blockDim = block;
+            gridDim = grid;
+            current_block = &state;
+            kernel(args...);
+            // Barriers after this thread's end do not wait for it (as on a GPU).
+            state.threads.arrive_and_drop();
+            state.warps[t / 32]->arrive_and_drop();
+          });
+        }
+        for (std::thread& w : workers) w.join();
+      }
+  return cudaSuccess;
+}
+
+}  // namespace ansor_cuda_emulation
+
+inline void __syncthreads() { ansor_cuda_emulation::current_block->threads.arrive_and_wait(); }
+
+// The value of lane (this lane ^ lane_mask) of this warp, within segments of `width` lanes.
+template <class T>
+T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
+  static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>, "shuffles of up to 8 bytes");
+  using ansor_cuda_emulation::current_block;
+  const unsigned thread = ansor_cuda_emulation::linear_thread(), lane = thread % 32, warp = thread / 32;
+  std::barrier<>& lanes = *current_block->warps[warp];
+  std::memcpy(&current_block->lanes[thread], &value, sizeof(T));
+  lanes.arrive_and_wait();
+  unsigned source = lane ^ static_cast<unsigned>(lane_mask);
+  if (source / static_cast<unsigned>(width) != lane / static_cast<unsigned>(width)) source = lane;
+  T result;
+  std::memcpy(&result, &current_block->lanes[warp * 32 + source], sizeof(T));
+  lanes.arrive_and_wait();
+  return result;
+}
+
+inline float __int_as_float(int bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline double __longlong_as_double(long long bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// ---- Host functions: device memory is host memory, streams run at once -----------------------
+
+inline const char* cudaGetErrorString(cudaError_t error) { return error == cudaSuccess ? "no error" : "emulated CUDA error"; }
+inline cudaError_t cudaGetLastError() {
+  cudaError_t error = ansor_cuda_emulation::last_error;
+  ansor_cuda_emulation::last_error = cudaSuccess;
+  return error;
+}
+inline cudaError_t cudaMalloc(void** block, size_t bytes) {
+  *block = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  return *block ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+inline cudaError_t cudaMallocAsync(void** block, size_t bytes, cudaStream_t) { return cudaMalloc(block, bytes); }
+inline cudaError_t cudaFree(void* block) {
+  std::free(block);
+  return cudaSuccess;
+}
+inline cudaError_t cudaFreeAsync(void* block, cudaStream_t) { return cudaFree(block); }
+inline cudaError_t cudaMemcpy(void* to, const void* from, size_t bytes, cudaMemcpyKind) {
+  std::memmove(to, from, bytes);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void* to, const void* from, size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy(to, from, bytes, kind);
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+template <class F>
+cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int value) {
+  return static_cast<size_t>(value) <= ansor_cuda_emulation::kMaxSharedBytes ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+#endif  // ANSOR_TESTS_CUDA_EMULATION_CUDA_RUNTIME_H
