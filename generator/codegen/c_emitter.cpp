@@ -86,6 +86,21 @@ std::string CEmitter::float_literal(double v, DType t) const {
   return v < 0 ? "(" + s + ")" : s;
 }
 
+std::string CEmitter::math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const {
+  std::string joined = fmt::format("{}", fmt::join(args, ", "));
+  switch (fn) {
+    case MathFn::Rsqrt:
+    case MathFn::Sigmoid:
+    case MathFn::Gelu:
+    case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
+    case MathFn::Abs:
+      if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
+      break;
+    default: break;
+  }
+  return float_math_text(fn, t, joined);
+}
+
 std::string CEmitter::binary(const Expr& e) {
   const BinaryNode& b = *e->as<BinaryNode>();
   std::string x = expr(b.a), y = expr(b.b);

@@ -43,8 +43,11 @@ class CEmitter {
   std::string index_expr(const Expr& e);
   std::string expr(const Expr& e);
 
-  // The language's spelling of a math function on scalars of dtype t.
-  virtual std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const = 0;
+  // A math function on scalars of dtype t: the runtime's helpers (rsqrt, sigmoid, gelu, relu),
+  // integer abs inline, the others as the language spells them.
+  std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const;
+  // The language's spelling of a C math function (exp, abs, pow, ...) on floats of dtype t.
+  virtual std::string float_math_text(MathFn fn, DType t, const std::string& args) const = 0;
   // min(x, y) or max(x, y) of scalars of C type `type`.
   virtual std::string min_max_text(bool is_min, const std::string& type, const std::string& x, const std::string& y) const = 0;
   // NaN ("nan") or infinity ("inf") of C type `type` ("float" or "double").

@@ -29,18 +29,8 @@ class CppEmitter final : public CEmitter {
   }
 
  private:
-  std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const override {
-    std::string joined = fmt::format("{}", fmt::join(args, ", "));
-    switch (fn) {
-      case MathFn::Rsqrt:
-      case MathFn::Sigmoid:
-      case MathFn::Gelu:
-      case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
-      case MathFn::Abs:
-        if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
-        return fmt::format("std::abs({})", joined);
-      default: return fmt::format("std::{}({})", math_fn_name(fn), joined);
-    }
+  std::string float_math_text(MathFn fn, DType, const std::string& args) const override {
+    return fmt::format("std::{}({})", math_fn_name(fn), args);
   }
 
   std::string min_max_text(bool is_min, const std::string& type, const std::string& x, const std::string& y) const override {

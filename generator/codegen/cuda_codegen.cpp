@@ -64,19 +64,9 @@ class CudaEmitter final : public CEmitter {
   }
 
  private:
-  std::string math_call_text(MathFn fn, DType t, const std::vector<std::string>& args) const override {
-    std::string joined = fmt::format("{}", fmt::join(args, ", "));
-    const char* single = t == DType::F64 ? "" : "f";
-    switch (fn) {
-      case MathFn::Rsqrt:
-      case MathFn::Sigmoid:
-      case MathFn::Gelu:
-      case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
-      case MathFn::Abs:
-        if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);
-        return fmt::format("fabs{}({})", single, joined);
-      default: return fmt::format("{}{}({})", math_fn_name(fn), single, joined);
-    }
+  std::string float_math_text(MathFn fn, DType t, const std::string& args) const override {
+    // CUDA's C math functions: expf for floats (f16 and bf16 computed in float), exp for doubles.
+    return fmt::format("{}{}({})", fn == MathFn::Abs ? "fabs" : math_fn_name(fn), t == DType::F64 ? "" : "f", args);
   }
 
   std::string min_max_text(bool is_min, const std::string& type, const std::string& x, const std::string& y) const override {

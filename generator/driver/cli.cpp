@@ -23,7 +23,6 @@
 #include "sampler/annotation.h"
 #include "sampler/default_schedule.h"
 #include "sampler/sketch_generator.h"
-#include "schedule/random_schedule.h"
 #include "schedule/state_printer.h"
 #include "support/version.h"
 #include "tune/search_policy.h"
@@ -224,14 +223,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   lower->add_option("--target", lower_target, "host, cuda:sm_XX or a CPU target string")->capture_default_str();
   lower->add_option("--seed", lower_seed, "seed of --schedule random");
 
-  std::string features_kernel, features_schedule = "naive";
+  std::string features_kernel, features_schedule = "naive", features_target = "host";
   uint64_t features_seed = 0;
   FeatureOptions feature_opts;
   bool features_raw = false;
   CLI::App* features = app.add_subcommand("features", "Print the cost model's features of each store of a kernel under a schedule");
   add_def(features);
   features->add_option("--kernel", features_kernel, "the kernel")->required();
-  features->add_option("--schedule", features_schedule, "naive | random")->check(CLI::IsMember({"naive", "random"}))->capture_default_str();
+  features->add_option("--schedule", features_schedule, "naive | random | default (random: for a GPU target, a sampled program)")
+      ->check(CLI::IsMember({"naive", "random", "default"}))
+      ->capture_default_str();
+  features->add_option("--target", features_target, "host, cuda:sm_XX or a CPU target string")->capture_default_str();
   features->add_option("--seed", features_seed, "seed of --schedule random");
   features->add_option("--cache-line", feature_opts.cache_line_bytes, "cache line bytes")->check(CLI::PositiveNumber)->capture_default_str();
   features->add_flag("--raw", features_raw, "print the values before log2(1 + x) scaling");
@@ -311,7 +313,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       const Kernel* k = program.find(features_kernel);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", features_kernel, def_path));
       auto dag = std::make_shared<const ComputeDAG>(k->dag);
-      State state = features_schedule == "random" ? random_schedule(dag, features_seed) : State(dag);
+      State state = schedule_for_printing(dag, features_schedule, features_seed, features_target);
       feature_opts.log_scale = !features_raw;
       out << describe_steps(state);
       std::vector<StoreFeatures> rows = extract_features(state, feature_opts);

@@ -343,7 +343,8 @@ class FeatureExtractor {
   // ---- Groups 4 and 5 -----------------------------------------------------------------------------
 
   // The stored buffer's allocation: kernel arguments have none; a workspace is allocated once
-  // per call; a local buffer once per iteration of the loops outside its Allocate.
+  // per call; a local buffer once per iteration of the loops outside its Allocate, a shared
+  // buffer once per iteration of those that are no thread's own (its block's threads share it).
   void allocation(FeatureRow& row, size_t s) const {
     const StoreAnalysis& a = stores_[s];
     const Buffer& stored = *a.accesses.front().buffer;
@@ -351,7 +352,11 @@ class FeatureExtractor {
     double elements = static_cast<double>(stored.num_elements());
     double outer = 1;
     int outside = program_.stores[s].loops_outside_allocation;
-    for (int l = 0; l < outside; ++l) outer *= a.extents[static_cast<size_t>(l)];
+    for (int l = 0; l < outside; ++l) {
+      const ForNode& loop = *a.loops[static_cast<size_t>(l)];
+      bool per_thread = loop.for_kind == ForKind::ThreadBinding && thread_axis(loop.binding) >= 0;
+      if (stored.scope != BufferScope::Shared || !per_thread) outer *= a.extents[static_cast<size_t>(l)];
+    }
     row[at(Feature::AllocSize)] = static_cast<float>(elements * dtype_bytes(stored.dtype));
     row[at(Feature::AllocProd)] = static_cast<float>(elements * outer);
     row[at(Feature::AllocOuterProd)] = static_cast<float>(outer);

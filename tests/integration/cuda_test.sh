@@ -3,8 +3,9 @@
 # installed package with TARGET cuda:sm_90 and built by CMake's CUDA language (nvcc), the kernels
 # linked with CUDA::cudart into its program, which checks them on the GPU where there is one and
 # that they report the CUDA error where there is none. The emitted sources are CUDA and the
-# header declares the stream variants. A project that has not enabled CUDA gets a configure error
-# saying so. Skipped (exit 77) where nvcc is absent.
+# header declares the stream variants; the library installs as a package that finds the CUDA
+# toolkit. A project that has not enabled CUDA gets a configure error saying so. Skipped (exit 77)
+# where nvcc is absent.
 source "$(dirname "$0")/common.sh"
 
 nvcc=$(command -v nvcc || true)
@@ -33,6 +34,12 @@ grep -q -- '-arch=sm_90\|sm_90' "$build/build.ninja" || fail "the kernels are no
 step "running the CUDA consumer"
 run "$WORK_DIR/run.log" "$build/cuda_consumer"
 grep -q 'gpu_kernels target: cuda:sm_90' "$WORK_DIR/run.log" || fail "the library names another target"
+
+step "installing the CUDA kernel library as a package"
+run "$WORK_DIR/install-kernels.log" "$CMAKE" --install "$build" --prefix "$WORK_DIR/kernels-prefix"
+config=$(find "$WORK_DIR/kernels-prefix" -name gpu_kernelsConfig.cmake)
+[[ -n $config ]] || fail "no gpu_kernelsConfig.cmake installed"
+grep -q 'find_dependency(CUDAToolkit)' "$config" || fail "the installed package does not find the CUDA toolkit"
 
 step "a project that has not enabled CUDA is told so at configure time"
 plain=$WORK_DIR/no-cuda

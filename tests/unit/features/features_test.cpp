@@ -12,6 +12,7 @@
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
 #include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
 #include "schedule/random_schedule.h"
 #include "schedule/steps.h"
 #include "test_support.h"
@@ -386,6 +387,27 @@ TEST_F(FeaturesTest, PaddingComputedInsideTheConvolutionIsAllocatedPerIteration)
   EXPECT_EQ(f(r, "outer_prod"), 432);
   EXPECT_EQ(f(r, "auto_unroll_max_step"), 64);
   EXPECT_EQ(f(rows[2], "auto_unroll_max_step"), 64);
+}
+
+// The default GPU matmul: its tiles of A and B in shared memory are allocated by the block once
+// per step of the reduction, and every store reports the block's 256 threads.
+TEST(FeaturesGpuTest, SharedMemoryTilesReportTheirAllocation) {
+  auto dag = test::dag_of(test::parse("kernel mm { A = input f32[64, 64]\n B = input f32[64, 64]\n C = matmul(A, B) }"), "mm");
+  State s = default_schedule(dag, SamplerContext::for_target(parse_target("cuda:sm_80")));
+  LoweredKernel k = lower_for_features(s);
+  std::vector<StoreFeatures> rows = extract_features(s, kRaw);
+  int shared = 0;
+  for (const StoreFeatures& r : rows) {
+    EXPECT_EQ(f(r, "is_gpu"), 1) << r.buffer;
+    EXPECT_EQ(f(r, "threadIdx_x_len"), 256) << r.buffer;
+    const Buffer* b = k.find_buffer(r.buffer);
+    if (b->scope != BufferScope::Shared) continue;
+    ++shared;
+    EXPECT_EQ(f(r, "alloc_size"), b->num_elements() * 4) << r.buffer;
+    // Once per block and step of the reduction's outer loop (8 steps of 8).
+    EXPECT_EQ(f(r, "alloc_outer_prod"), f(r, "blockIdx_x_len") * 8) << r.buffer;
+  }
+  EXPECT_EQ(shared, 2);
 }
 
 TEST(FeaturesGpuTest, BindingsGiveTheirLengths) {
