@@ -5,7 +5,9 @@
 // or a workspace tensor; a stage attached inside another (compute_at) into a buffer of its
 // region's shape. Iterations that ragged splits or over-approximated regions add are guarded,
 // and only where the guard cannot be proven redundant. Reductions initialise above their first
-// reduction loop. The passes of loop_passes.h then take every remaining decision.
+// reduction loop; one whose only reduction loop is bound to threadIdx.x is a reduction across
+// the threads of a block instead (ThreadReduction, stmt.h). The passes of loop_passes.h then
+// take every remaining decision.
 #pragma once
 
 #include <string>
