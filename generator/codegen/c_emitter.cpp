@@ -31,6 +31,20 @@ void CEmitter::line(const std::string& s) {
   out_ += '\n';
 }
 
+void CEmitter::emit_if(const IfThenElseNode& i, const std::function<void(const Stmt&)>& branch) {
+  line(fmt::format("if ({}) {{", expr(i.cond)));
+  ++indent_;
+  branch(i.then_case);
+  --indent_;
+  if (i.else_case) {
+    line("} else {");
+    ++indent_;
+    branch(i.else_case);
+    --indent_;
+  }
+  line("}");
+}
+
 const Buffer& CEmitter::buffer(const std::string& name) const {
   const Buffer* b = kernel_.find_buffer(name);
   if (!b) throw std::logic_error("codegen: unknown buffer " + name);

@@ -5,6 +5,7 @@
 // thread indices and shared memory on GPUs).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,8 @@ class CEmitter {
   void name_buffers(const std::vector<ParamDecl>& params);
 
   void line(const std::string& s);
+  // `if (cond) { ... } else { ... }`, each branch's statements printed by `branch`.
+  void emit_if(const IfThenElseNode& i, const std::function<void(const Stmt&)>& branch);
   const Buffer& buffer(const std::string& name) const;
   const std::string& buffer_name(const std::string& name) { return buffer_names_.at(name); }
   std::string var_name(const VarNode* v);

@@ -68,21 +68,7 @@ class CppEmitter final : public CEmitter {
       case StmtKind::For: emit_for(*s->as<ForNode>()); break;
       case StmtKind::Store: emit_store(*s->as<StoreNode>()); break;
       case StmtKind::Allocate: emit_allocate(*s->as<AllocateNode>()); break;
-      case StmtKind::IfThenElse: {
-        auto* i = s->as<IfThenElseNode>();
-        line(fmt::format("if ({}) {{", expr(i->cond)));
-        ++indent_;
-        stmt(i->then_case);
-        --indent_;
-        if (i->else_case) {
-          line("} else {");
-          ++indent_;
-          stmt(i->else_case);
-          --indent_;
-        }
-        line("}");
-        break;
-      }
+      case StmtKind::IfThenElse: emit_if(*s->as<IfThenElseNode>(), [this](const Stmt& x) { stmt(x); }); break;
       case StmtKind::Seq: {
         const std::vector<Stmt>& stmts = s->as<SeqNode>()->stmts;
         for (size_t i = 0; i < stmts.size();) {
@@ -204,21 +190,9 @@ class CppEmitter final : public CEmitter {
       case StmtKind::Seq:
         for (auto& x : s->as<SeqNode>()->stmts) emit_vector_stmt(x, v, lanes);
         return;
-      case StmtKind::IfThenElse: {
-        auto* i = s->as<IfThenElseNode>();
-        line(fmt::format("if ({}) {{", expr(i->cond)));
-        ++indent_;
-        emit_vector_stmt(i->then_case, v, lanes);
-        --indent_;
-        if (i->else_case) {
-          line("} else {");
-          ++indent_;
-          emit_vector_stmt(i->else_case, v, lanes);
-          --indent_;
-        }
-        line("}");
+      case StmtKind::IfThenElse:
+        emit_if(*s->as<IfThenElseNode>(), [&](const Stmt& x) { emit_vector_stmt(x, v, lanes); });
         return;
-      }
       default: break;
     }
     auto* st = s->as<StoreNode>();

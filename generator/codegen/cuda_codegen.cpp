@@ -184,21 +184,7 @@ class CudaEmitter final : public CEmitter {
       case StmtKind::For: emit_for(*s->as<ForNode>()); break;
       case StmtKind::Store: emit_store(*s->as<StoreNode>()); break;
       case StmtKind::Allocate: emit_allocate(*s->as<AllocateNode>()); break;
-      case StmtKind::IfThenElse: {
-        auto* i = s->as<IfThenElseNode>();
-        line(fmt::format("if ({}) {{", expr(i->cond)));
-        ++indent_;
-        stmt(i->then_case);
-        --indent_;
-        if (i->else_case) {
-          line("} else {");
-          ++indent_;
-          stmt(i->else_case);
-          --indent_;
-        }
-        line("}");
-        break;
-      }
+      case StmtKind::IfThenElse: emit_if(*s->as<IfThenElseNode>(), [this](const Stmt& x) { stmt(x); }); break;
       case StmtKind::Seq:
         for (const Stmt& x : s->as<SeqNode>()->stmts) stmt(x);
         break;
