@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "codegen/cuda_codegen.h"
 #include "codegen/gpu_launch.h"
 #include "codegen/kernel_descriptor.h"
@@ -27,8 +29,13 @@ std::vector<std::string> CudaGenerator::compile_command(const std::string& compi
   // Candidates are generated code measured once: their warnings help nobody.
   if (kind != CompileOutput::Object) cmd.push_back("-w");
   // A candidate links the shared CUDA runtime: the measurement worker times it with that same
-  // runtime (through the library's handle).
-  if (kind == CompileOutput::SharedLibrary) cmd.insert(cmd.end(), {"-shared", "-cudart=shared"});
+  // runtime (through the library's handle), found beside nvcc wherever the loader is not told.
+  if (kind == CompileOutput::SharedLibrary) {
+    cmd.insert(cmd.end(), {"-shared", "-cudart=shared"});
+    const std::filesystem::path toolkit_lib = std::filesystem::path(compiler).parent_path().parent_path() / "lib64";
+    std::error_code ec;
+    if (std::filesystem::is_directory(toolkit_lib, ec)) cmd.push_back("-Xlinker=-rpath=" + toolkit_lib.string());
+  }
   cmd.push_back("-I" + runtime_include);
   if (kind != CompileOutput::SharedLibrary) cmd.push_back("-c");
   cmd.insert(cmd.end(), {"-o", output, source});

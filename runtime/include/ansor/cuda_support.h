@@ -1,6 +1,7 @@
 // Support code for the CUDA kernels that ansor-gen emits (`.cu` sources compiled by nvcc): the
-// scalar helpers of scalar_support.h as device functions, special float values, the reduction of
-// values across the threads of a block, and the host side's workspace and error handling.
+// scalar helpers of scalar_support.h (device functions there too), min/max and special float
+// values on the device, vector copies, the reduction of values across the threads of a block,
+// launches and the dynamic shared memory, and the host side's workspace and error handling.
 //
 // Header-only; it needs the CUDA runtime (cuda_runtime.h, libcudart) and nothing else of the
 // toolkit. Compiled inside users' builds with their warning flags.
