@@ -76,10 +76,17 @@ inline bool aligned_to_vectors(const T*... pointers) {
 
 enum class Reduction { Sum, Prod, Min, Max };
 
+// Integers wrap on overflow, as the kernels' integer arithmetic does (scalar_support.h).
 template <Reduction R, class T>
 __device__ __forceinline__ T combine(T a, T b) {
-  if constexpr (R == Reduction::Sum) return a + b;
-  if constexpr (R == Reduction::Prod) return a * b;
+  if constexpr (R == Reduction::Sum) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return wrapping_add(a, b);
+    return a + b;
+  }
+  if constexpr (R == Reduction::Prod) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return wrapping_mul(a, b);
+    return a * b;
+  }
   if constexpr (R == Reduction::Min) return min_of(a, b);
   return max_of(a, b);
 }
