@@ -196,4 +196,16 @@ std::string CEmitter::expr(const Expr& e) {
   return "";
 }
 
+PackedParam packed_param(const LoweredKernel& kernel, const ParamDecl& param, const std::string& symbol) {
+  PackedParam packed;
+  packed.pack_symbol = fmt::format("{}_pack_{}", symbol, param.tensor);
+  packed.pack_params = {param, param};
+  packed.pack_params[1].name = param.name + "_packed";
+  packed.pack_params[1].is_output = true;
+  packed.packer = kernel.find_packer(param.tensor);
+  const PackedLayout* layout = kernel.find_packed(param.tensor);
+  for (int64_t e : layout ? layout->shape : param.shape) packed.elements *= e;
+  return packed;
+}
+
 }  // namespace ansor

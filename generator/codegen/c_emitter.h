@@ -75,4 +75,15 @@ class CEmitter {
 // The C type in which values of dtype t are computed (f16 and bf16 in float).
 std::string compute_type(DType t);
 
+// How a const parameter is packed once (README, "The generated C interface"): the exported
+// pack function `symbol_pack_tensor(input, input_packed)`, the elements of the packed copy, and
+// the program that rearranges it (null where the packed copy is the input as it is).
+struct PackedParam {
+  std::string pack_symbol;
+  std::vector<ParamDecl> pack_params;
+  const LoweredKernel* packer = nullptr;
+  int64_t elements = 1;
+};
+PackedParam packed_param(const LoweredKernel& kernel, const ParamDecl& param, const std::string& symbol);
+
 }  // namespace ansor

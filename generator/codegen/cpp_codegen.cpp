@@ -352,15 +352,8 @@ std::string emit_cpp_kernel(const LoweredKernel& kernel, const std::vector<Param
     const ParamDecl& p = params[i];
     plain_args.push_back(p.name);
     if (!p.is_const) continue;
-    std::string type(dtype_c_type(p.dtype));
-    std::string pack_symbol = fmt::format("{}_pack_{}", symbol, p.tensor);
-    const PackedLayout* layout = kernel.find_packed(p.tensor);
-    const LoweredKernel* packer = kernel.find_packer(p.tensor);
-    int64_t elements = 1;
-    for (int64_t e : layout ? layout->shape : p.shape) elements *= e;
-    std::vector<ParamDecl> pack_params = {p, p};
-    pack_params[1].name = p.name + "_packed";
-    pack_params[1].is_output = true;
+    const std::string type(dtype_c_type(p.dtype));
+    const auto [pack_symbol, pack_params, packer, elements] = packed_param(kernel, p, symbol);
     out += "\n";
     if (packer) {
       out += CppEmitter(*packer).run(pack_params, "extern \"C\"", pack_symbol);

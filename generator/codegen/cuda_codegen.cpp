@@ -294,14 +294,7 @@ std::string emit_cuda_kernel(const LoweredKernel& kernel, const std::vector<Para
     plain_args.push_back(p.name);
     if (!p.is_const) continue;
     const std::string type(dtype_c_type(p.dtype));
-    const std::string pack_symbol = fmt::format("{}_pack_{}", symbol, p.tensor);
-    const PackedLayout* layout = kernel.find_packed(p.tensor);
-    const LoweredKernel* packer = kernel.find_packer(p.tensor);
-    int64_t elements = 1;
-    for (int64_t e : layout ? layout->shape : p.shape) elements *= e;
-    std::vector<ParamDecl> pack_params = {p, p};
-    pack_params[1].name = p.name + "_packed";
-    pack_params[1].is_output = true;
+    const auto [pack_symbol, pack_params, packer, elements] = packed_param(kernel, p, symbol);
     out += "\n";
     if (packer) {
       const std::string launch = "ansor_pack_" + p.name;
