@@ -93,7 +93,7 @@ LoadedKernel::LoadedKernel(const std::string& kernel_name, const State& state, c
   options.work_dir = work_dir;
   options.runtime_include = default_runtime_include();
   options.timeout_seconds = 600;
-  Builder builder(make_kernel_compiler(), code_generator_for(Target::Kind::Cpu), options);
+  Builder builder(make_kernel_compiler(), Target{}, options);  // CPU kernels: the benchmarks run on the host
   BuildResult built = builder.build({Candidate{kernel_name, state, PlantedFault::None}})[0];
   if (built.error != MeasureError::None) throw std::runtime_error("the kernel did not build: " + built.message);
   handle_ = ::dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);

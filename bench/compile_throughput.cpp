@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
         options.precompile_prelude = pch;
         options.runtime_include = default_runtime_include();
         options.work_dir = (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-compile-{}", ::getpid())).string();
-        Builder builder(compiler, code_generator_for(Target::Kind::Cpu), options);
+        Builder builder(compiler, Target{}, options);
         auto start = std::chrono::steady_clock::now();
         double cpu_start = children_cpu_seconds();
         int failed = 0;

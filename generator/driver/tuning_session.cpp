@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "measure/cpu_variant.h"
 #include "measure/cuda_device.h"
@@ -47,7 +48,9 @@ Measurer& TuningSession::measurer() {
     m.early_stop_factor = options_.early_stop_factor;
     m.worker_path = default_worker_path();
     m.build.runtime_include = default_runtime_include();
-    m.build.parallel = std::max(1, target().cores);
+    // CUDA candidates are compiled by the host's cores (nvcc takes seconds per candidate).
+    const int build_cores = target().kind == Target::Kind::Cuda ? static_cast<int>(std::thread::hardware_concurrency()) : target().cores;
+    m.build.parallel = std::max(1, build_cores);
     m.build.work_dir = options_.work_dir.empty()
                            ? (std::filesystem::temp_directory_path() /
                               fmt::format("ansor-tune-{}-{}", ::getpid(), file_name_stem(options_.target)))

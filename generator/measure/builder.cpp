@@ -93,9 +93,10 @@ UnitPlannerOptions planner_options(const KernelCompiler& compiler) {
 
 }  // namespace
 
-Builder::Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildOptions options)
+Builder::Builder(KernelCompiler compiler, Target target, BuildOptions options)
     : compiler_(std::move(compiler)),
-      generator_(generator),
+      target_(std::move(target)),
+      generator_(code_generator_for(target_.kind)),
       options_(std::move(options)),
       planner_(planner_options(compiler_)) {
   std::filesystem::create_directories(options_.work_dir);
@@ -190,6 +191,8 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
       const Candidate& c = candidates[i];
       const std::string& symbol = results[i].symbol;
       std::shared_ptr<const LoweredKernel> lowered = c.lowered ? c.lowered : std::make_shared<const LoweredKernel>(lower_state(c.state, symbol));
+      // A program over the GPU's limits would build and then fail at every launch.
+      generator_.check(*lowered, target_);
       sources[i] = c.fault == PlantedFault::None
                        ? generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol, "candidate")
                        : faulty_definitions(generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol + "_inner", "candidate"),

@@ -1,5 +1,6 @@
-// The builder: lowers candidate schedules (unless the search did), prints them with the
-// target's code generator and compiles them into shared libraries with the compiler and flags
+// The builder: lowers candidate schedules (unless the search did), checks them against the
+// target's limits (a GPU's threads and shared memory per block), prints them with the target's
+// code generator and compiles them into shared libraries with the compiler and flags
 // that build the final library, several candidates per translation unit (paying the compiler's
 // start-up once; how many from measured compile times) and several compilers at a time, each
 // under a time limit. With clang, the
@@ -53,7 +54,8 @@ struct BuildResult {
 
 class Builder {
  public:
-  Builder(KernelCompiler compiler, const CodeGenerator& generator, BuildOptions options);
+  // Builds for `target` with its code generator (code_generator_for(target.kind)).
+  Builder(KernelCompiler compiler, Target target, BuildOptions options);
 
   std::vector<BuildResult> build(const std::vector<Candidate>& candidates);
 
@@ -75,6 +77,7 @@ class Builder {
   const std::string& precompiled_prelude();
 
   KernelCompiler compiler_;
+  const Target target_;
   const CodeGenerator& generator_;
   BuildOptions options_;
   int built_ = 0;

@@ -44,7 +44,7 @@ std::string default_worker_path() {
 }
 
 Measurer::Measurer(KernelCompiler compiler, Target target, MeasureOptions options)
-    : builder_(std::move(compiler), code_generator_for(target.kind), options.build),
+    : builder_(std::move(compiler), target, options.build),
       target_(std::move(target)),
       options_(std::move(options)),
       worker_({options_.worker_path, "--threads", std::to_string(target_.threads)}) {}
@@ -63,7 +63,7 @@ const Measurer::Reference* Measurer::reference_for(const Candidate& c, std::stri
   if (target_.kind == Target::Kind::Cuda && !reference_builder_) {
     BuildOptions host = options_.build;
     host.work_dir = (std::filesystem::path(options_.build.work_dir) / "reference").string();
-    reference_builder_ = std::make_unique<Builder>(make_kernel_compiler(), code_generator_for(Target::Kind::Cpu), host);
+    reference_builder_ = std::make_unique<Builder>(make_kernel_compiler(), Target{}, host);  // a CPU program
   }
   BuildResult built = (reference_builder_ ? *reference_builder_ : builder_).build({naive})[0];
   if (built.error != MeasureError::None) {

@@ -227,7 +227,8 @@ class Worker {
     memory->arguments_ready(argument_bytes);
     auto call = [&]() { return info->call_packed(args.data()); };
     auto checked_start = std::chrono::steady_clock::now();
-    if (call() != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error"}};
+    if (int status = call(); status != 0)
+      return {{"result", "run_error"}, {"message", "the kernel returned " + memory->status_text(status)}};
     double checked_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - checked_start).count();
     double tolerance = req.value("tolerance", 1e-4);
     for (int i = 0; i < info->num_args; ++i) {
@@ -260,7 +261,8 @@ class Worker {
     while ((total < min_seconds || times.size() < 3) && times.size() < 100000) {
       int status = 0;
       double dt = memory->time(call, status);
-      if (status != 0) return {{"result", "run_error"}, {"message", "the kernel returned an error in a timed call"}};
+      if (status != 0)
+        return {{"result", "run_error"}, {"message", "the kernel returned " + memory->status_text(status) + " in a timed call"}};
       if (times.empty() && stop_seconds > 0 && dt > stop_seconds) return {{"result", "ok"}, {"seconds", dt}, {"spread", 0.0}, {"repeats", 1}};
       times.push_back(dt);
       total += dt;

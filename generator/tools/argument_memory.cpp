@@ -111,6 +111,10 @@ class CudaMemory final : public ArgumentMemory {
     return ms * 1e-3;
   }
 
+  std::string status_text(int status) const override {
+    return "status " + std::to_string(status) + " (" + cuda_.get_error_string(status) + ")";
+  }
+
  private:
   bool ok(int status) {
     if (status != 0) error_ = cuda_.get_error_string(status);

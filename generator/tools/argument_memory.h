@@ -26,6 +26,8 @@ class ArgumentMemory {
   // Called once every argument is in place: the bytes they take, for the cache flushing rule.
   virtual void arguments_ready(size_t bytes) { (void)bytes; }
   const std::string& error() const { return error_; }
+  // What a kernel's nonzero return status means: the CUDA runtime's name for it on a GPU.
+  virtual std::string status_text(int status) const { return "status " + std::to_string(status); }
 
  protected:
   std::string error_;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "measure/measurer.h"
+#include "sampler/default_schedule.h"
 #include "test_support.h"
 
 namespace ansor {
@@ -34,7 +35,7 @@ class BuilderTest : public ::testing::Test {
     options.timeout_seconds = timeout_seconds;
     options.runtime_include = runtime_include;
     options.work_dir = (dir_ / "work").string();
-    return Builder(make_kernel_compiler(compiler), code_generator_for(Target::Kind::Cpu), options);
+    return Builder(make_kernel_compiler(compiler), Target{}, options);
   }
 
   Candidate candidate(PlantedFault fault = PlantedFault::None) const { return {"add", State(dag_), fault}; }
@@ -127,6 +128,26 @@ TEST_F(BuilderTest, SymbolsAreUniqueAcrossBuildersOfOneProcess) {
       EXPECT_TRUE(symbols.insert(r.symbol).second) << r.symbol;
     }
   }
+}
+
+// A GPU program over the device's limits would compile and then fail at every launch (as one
+// asking for more shared memory than an H200 has did): it is refused before any compiler runs,
+// so this needs no nvcc.
+TEST_F(BuilderTest, AGpuProgramOverTheTargetsLimitsIsAnInvalidScheduleNotACompile) {
+  Program program = test::parse("kernel mm { A = input f32[64, 32]\n B = input f32[32, 48]\n C = matmul(A, B) }");
+  auto dag = test::dag_of(program, "mm");
+  Target target = parse_target("cuda:sm_90");
+  State state = default_schedule(dag, SamplerContext::for_target(target));
+  target.gpu.max_shared_bytes_per_block = 64;  // the default schedule reads its tiles through shared memory
+  BuildOptions options;
+  options.runtime_include = default_runtime_include();
+  options.work_dir = (dir_ / "work").string();
+  Builder builder(KernelCompiler{"/nonexistent/nvcc", {}, "nvcc 0"}, target, options);
+  std::vector<BuildResult> results = builder.build({{"mm", state}});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].error, MeasureError::InvalidSchedule);
+  EXPECT_NE(results[0].message.find("shared memory per block, more than the 64 allowed"), std::string::npos) << results[0].message;
+  EXPECT_EQ(builder.built(), 0);
 }
 
 }  // namespace
