@@ -79,12 +79,13 @@ enum class Reduction { Sum, Prod, Min, Max };
 // Integers wrap on overflow, as the kernels' integer arithmetic does (scalar_support.h).
 template <Reduction R, class T>
 __device__ __forceinline__ T combine(T a, T b) {
+  constexpr bool wraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
   if constexpr (R == Reduction::Sum) {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return wrapping_add(a, b);
+    if constexpr (wraps) return wrapping_add(a, b);
     return a + b;
   }
   if constexpr (R == Reduction::Prod) {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return wrapping_mul(a, b);
+    if constexpr (wraps) return wrapping_mul(a, b);
     return a * b;
   }
   if constexpr (R == Reduction::Min) return min_of(a, b);
