@@ -26,7 +26,10 @@ void StreamingCopies::time() {
     // A named reference, not a structured binding: clang 14 cannot capture a binding in a lambda.
     StreamingCopy& c = entry.second;
     const int64_t n = entry.first;
-    std::vector<float> x = random_floats(n, 7), y(n);
+    // Aligned as the operators' arguments are (KernelArguments), so that every copy streams
+    // the same way theirs can.
+    const std::vector<float> values = random_floats(n, 7);
+    AlignedVector<float> x(values.begin(), values.end()), y(n);
     void* args[] = {x.data(), y.data()};
     c.ours = median_seconds([&] { c.kernel->info().call(args); });
     c.libc = median_seconds([&] { std::memcpy(y.data(), x.data(), x.size() * sizeof(float)); });

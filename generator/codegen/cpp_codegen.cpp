@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "codegen/c_emitter.h"
@@ -18,11 +19,13 @@ class CppEmitter final : public CEmitter {
   // The function `linkage symbol(params)` running the kernel's loop program.
   std::string run(const std::vector<ParamDecl>& params, const std::string& linkage, const std::string& symbol) {
     name_buffers(params);
+    for (auto& [buffer, hints] : kernel_.memory_hints) streams_ = streams_ || hints.stream_stores;
     out_ += fmt::format("{} {} {{\n", linkage, c_prototype(params, symbol, true));
     indent_ = 1;
     line("int ansor_status = 0;");
     emit_workspace_begin();
     stmt(kernel_.body);
+    if (streams_) line("ansor_rt::store_fence();");
     line("return ansor_status;");
     out_ += "}\n";
     return out_;
@@ -99,11 +102,15 @@ class CppEmitter final : public CEmitter {
         stmt(f.body);
         --indent_;
         line("}");
+        if (streams_) line("ansor_rt::store_fence();");
         --parallel_depth_;
         --indent_;
         line("});");
         return;
-      case ForKind::Vectorized: emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent)); return;
+      case ForKind::Vectorized:
+        emit_prefetches(f.body, f.var.get(), static_cast<int>(f.extent));
+        emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent));
+        return;
       case ForKind::VectorizeHint: line("ANSOR_VECTORIZE_LOOP"); break;
       case ForKind::Unrolled: line("ANSOR_UNROLL_LOOP"); break;
       case ForKind::ThreadBinding:
@@ -185,6 +192,39 @@ class CppEmitter final : public CEmitter {
 
   static bool is_native_vector_type(DType t) { return t == DType::F32 || t == DType::F64; }
 
+  // The prefetches that the memory hints of the loop's stores ask for: for each contiguous load
+  // of a prefetched input, the hint's distance ahead of each cache line the vector loads (one
+  // line of 64 bytes for 16 floats, two for 32), each address once.
+  static constexpr int kCacheLineBytes = 64;
+
+  void emit_prefetches(const Stmt& body, const VarNode* v, int lanes) {
+    std::vector<std::string> printed;
+    for_each_stmt(body, [&](const Stmt& s) {
+      auto* st = s->as<StoreNode>();
+      const MemoryHints* hints = st ? kernel_.find_memory_hints(st->buffer) : nullptr;
+      if (!hints || hints->prefetch_bytes == 0) return;
+      for (const LoadNode* l : collect_loads(st->value)) {
+        if (std::find(hints->prefetched.begin(), hints->prefetched.end(), l->tensor) == hints->prefetched.end()) continue;
+        const Buffer& b = buffer(l->tensor);
+        Expr flat = flat_expr(b, l->indices);
+        if (linear_coefficient(flat, v) != 1) continue;
+        const int vector_bytes = lanes * dtype_bytes(b.dtype);
+        for (int line_offset = 0; line_offset < std::max(vector_bytes, 1); line_offset += kCacheLineBytes) {
+          std::string text = fmt::format("ansor_rt::prefetch(&{}[{}], {});", buffer_names_[b.name], lane_index(flat, v, 0),
+                                         hints->prefetch_bytes + line_offset);
+          if (std::find(printed.begin(), printed.end(), text) != printed.end()) continue;
+          printed.push_back(text);
+          line(text);
+        }
+      }
+    });
+  }
+
+  bool streams_to(const Buffer& b) const {
+    const MemoryHints* hints = kernel_.find_memory_hints(b.name);
+    return hints && hints->stream_stores && b.scope == BufferScope::Param && b.is_output;
+  }
+
   void emit_vector_stmt(const Stmt& s, const VarNode* v, int lanes) {
     switch (s->kind) {
       case StmtKind::Seq:
@@ -202,7 +242,8 @@ class CppEmitter final : public CEmitter {
     Expr flat = flat_expr(b, st->indices);
     const std::string& name = buffer_names_[b.name];
     if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1) {
-      line(fmt::format("ansor_rt::vstore<{}, {}>(&{}[{}], {});", type, lanes, name, lane_index(flat, v, 0), value));
+      line(fmt::format("ansor_rt::{}<{}, {}>(&{}[{}], {});", streams_to(b) ? "vstore_stream" : "vstore", type, lanes, name,
+                       lane_index(flat, v, 0), value));
       return;
     }
     line("{");
@@ -341,6 +382,7 @@ class CppEmitter final : public CEmitter {
   void emit_store(const StoreNode& s) { line(store_text(buffer(s.buffer), s.indices, expr(s.value))); }
 
   int parallel_depth_ = 0;
+  bool streams_ = false;  // some store streams: parallel chunks and the kernel end with a fence
 };
 
 }  // namespace

@@ -368,6 +368,10 @@ class FeatureExtractor {
     row[at(Feature::OuterProd)] = static_cast<float>(a.outer_prod);
     row[at(Feature::NumLoops)] = static_cast<float>(a.loops.size());
     row[at(Feature::AutoUnrollMaxStep)] = static_cast<float>(kernel_.auto_unroll_max_step(program_.stores[s].store->buffer));
+    if (const MemoryHints* hints = kernel_.find_memory_hints(program_.stores[s].store->buffer)) {
+      row[at(Feature::PrefetchBytes)] = hints->prefetched.empty() ? 0.0f : static_cast<float>(hints->prefetch_bytes);
+      row[at(Feature::StreamStores)] = hints->stream_stores ? 1.0f : 0.0f;
+    }
   }
 
   const LoweredKernel& kernel_;

@@ -39,6 +39,8 @@ class Lowerer {
       if (info(s).computed && state_.stage(s).location == ComputeLocation::Root) body.push_back(build(s));
     k.body = make_seq(std::move(body));
     k.auto_unroll_max_steps = std::move(unroll_steps_);
+    for (int s = 0; s < state_.num_stages(); ++s)
+      if (info(s).computed) add_memory_hints(k, s);
     return k;
   }
 
@@ -354,6 +356,38 @@ class Lowerer {
     if (st.auto_unroll_max_step > 0) nest = apply_auto_unroll(nest, st.auto_unroll_max_step);
     unroll_step_ = enclosing_unroll;
     return nest;
+  }
+
+  // The prefetch_bytes and stream_stores pragmas of stage s, as the hints of its stores.
+  void add_memory_hints(LoweredKernel& k, int s) const {
+    const Stage& st = state_.stage(s);
+    if (st.prefetch_bytes == 0 && !st.stream_stores) return;
+    for (const Stage& other : state_.stages())
+      for (int leaf : other.leaves)
+        if (is_thread_binding(other.iters[leaf].annotation))
+          throw InvalidState(fmt::format("cannot lower the schedule: '{}' has CPU memory pragmas (prefetch_bytes, stream_stores) in a GPU program",
+                                         st.op->name));
+    MemoryHints hints;
+    hints.prefetch_bytes = st.prefetch_bytes;
+    const Buffer* stored = k.find_buffer(st.op->name);
+    if (st.stream_stores) {
+      if (!stored || stored->scope != BufferScope::Param || !stored->is_output)
+        throw InvalidState(fmt::format("cannot lower the schedule: stream_stores on '{}', which is not a kernel output", st.op->name));
+      hints.stream_stores = true;
+    }
+    // Inputs at least as large as what the stage stores are streams worth prefetching; a bias
+    // or a scale vector stays in the cache by itself.
+    int64_t region = 1;
+    for (int64_t e : info(s).region_extent) region *= e;
+    if (st.prefetch_bytes > 0) {
+      for (const LoadNode* l : collect_loads(info(s).body)) {
+        const Buffer* b = k.find_buffer(l->tensor);
+        if (b && b->scope == BufferScope::Param && !b->is_output && b->num_elements() >= region &&
+            std::find(hints.prefetched.begin(), hints.prefetched.end(), b->name) == hints.prefetched.end())
+          hints.prefetched.push_back(b->name);
+      }
+    }
+    k.memory_hints[st.op->name] = std::move(hints);
   }
 
   // The position of the reduction loop of stage s that is bound to a thread index, -1 for none.

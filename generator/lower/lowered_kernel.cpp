@@ -23,6 +23,11 @@ const PackedLayout* LoweredKernel::find_packed(const std::string& tensor) const 
   return nullptr;
 }
 
+const MemoryHints* LoweredKernel::find_memory_hints(const std::string& buffer) const {
+  auto it = memory_hints.find(buffer);
+  return it == memory_hints.end() ? nullptr : &it->second;
+}
+
 int LoweredKernel::auto_unroll_max_step(const std::string& buffer) const {
   auto it = auto_unroll_max_steps.find(buffer);
   return it == auto_unroll_max_steps.end() ? 0 : it->second;

@@ -45,6 +45,17 @@ struct PackedLayout {
   std::vector<Expr> access;
 };
 
+// How the vector loops that store a buffer treat memory (a stage's prefetch_bytes and
+// stream_stores pragmas, CPU only): each contiguous vector load of a `prefetched` tensor is
+// preceded by a prefetch of the address `prefetch_bytes` further on, and with `stream_stores`
+// contiguous vector stores into the buffer (a kernel output) bypass the caches. Neither
+// changes what the program computes.
+struct MemoryHints {
+  int prefetch_bytes = 0;
+  std::vector<std::string> prefetched;  // input parameters at least as large as the stored region
+  bool stream_stores = false;
+};
+
 // The loop program of a kernel, every decision taken: what a code generator prints, what the
 // interpreter runs and what the cost model's features describe.
 struct LoweredKernel {
@@ -59,6 +70,8 @@ struct LoweredKernel {
   // of its stage's and those of the stages it is computed inside (absent: none). The unrolled
   // loops show the pragma's effect; the cost model's features also report its value.
   std::map<std::string, int> auto_unroll_max_steps;
+  // Per stored buffer, its stage's memory hints (absent: none).
+  std::map<std::string, MemoryHints> memory_hints;
 
   const Buffer* find_buffer(const std::string& name) const;
   const PackedLayout* find_packed(const std::string& tensor) const;
@@ -66,6 +79,8 @@ struct LoweredKernel {
   const LoweredKernel* find_packer(const std::string& tensor) const;
   // The auto_unroll_max_step in force where `buffer` is stored, 0 for none.
   int auto_unroll_max_step(const std::string& buffer) const;
+  // The memory hints of the vector loops that store `buffer`, null for none.
+  const MemoryHints* find_memory_hints(const std::string& buffer) const;
 };
 
 // The offset of an element of a buffer, in elements (not simplified).

@@ -89,6 +89,11 @@ std::string to_string(const LoweredKernel& k) {
   for (auto& b : k.buffers)
     out += fmt::format("  buffer {} {}{} {}{}\n", b.name, dtype_name(b.dtype), fmt::format("[{}]", fmt::join(b.shape, ", ")),
                        scope_name(b.scope), b.is_output ? " output" : "");
+  for (auto& [buffer, hints] : k.memory_hints) {
+    if (hints.prefetch_bytes > 0 && !hints.prefetched.empty())
+      out += fmt::format("  stores of {} prefetch {} {} bytes ahead\n", buffer, fmt::join(hints.prefetched, ", "), hints.prefetch_bytes);
+    if (hints.stream_stores) out += fmt::format("  stores of {} stream past the caches\n", buffer);
+  }
   out += to_string(k.body, 1);
   return out;
 }

@@ -141,7 +141,23 @@ void Annotator::unroll(State& s, std::mt19937_64& rng) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty()) continue;
     // Reductions always get a choice; other stages mostly have a vector loop worth unrolling around.
-    if (st.op->reduction() || chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, pick(ctx_.unroll_steps, rng)));
+    if (st.op->reduction() || chance(rng, 0.5))
+      s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::AutoUnrollMaxStep, pick(ctx_.unroll_steps, rng)));
+  }
+}
+
+void Annotator::choose_memory_hints(State& s, std::mt19937_64& rng) {
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location != ComputeLocation::Root || st.op->reduction() || st.leaves.empty() ||
+        st.leaf(static_cast<int>(st.leaves.size()) - 1).annotation != IterAnnotation::Vectorize)
+      continue;
+    int64_t bytes = dtype_bytes(st.op->dtype);
+    for (int64_t extent : st.op->shape) bytes *= extent;
+    if (bytes < ctx_.min_streamed_bytes) continue;
+    const bool streamable = s.is_kernel_output(i) && s.consumers(i).empty();
+    if (chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::PrefetchBytes, pick(ctx_.prefetch_distances, rng)));
+    if (streamable && chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::StreamStores, 1));
   }
 }
 
@@ -169,6 +185,8 @@ State Annotator::annotate(const State& sketch, std::mt19937_64& rng) {
     rewrite_layouts(s);
   }
   unroll(s, rng);
+  // Drawn last, so that every earlier choice of a seed stays what it was without them.
+  if (!ctx_.gpu) choose_memory_hints(s, rng);
   infer_bounds(s);
   return s;
 }

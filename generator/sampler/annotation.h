@@ -2,7 +2,8 @@
 // leaves open drawn at random, so that every program of the space can be reached: tile sizes,
 // where flexible stages are computed, which outer loops run in parallel (or, on GPUs, bind to
 // blocks and threads), which axis of a tile runs innermost, which inner loops are vectorised,
-// how far loops are unrolled, and whether const inputs are packed for their consumer.
+// how far loops are unrolled, whether const inputs are packed for their consumer, and on CPUs
+// whether streaming loops prefetch their inputs and bypass the caches with their stores.
 #pragma once
 
 #include <random>
@@ -34,6 +35,10 @@ class Annotator {
   void split_vector_loops(State& s, std::mt19937_64& rng);
   void vectorize(State& s, std::mt19937_64& rng);
   void unroll(State& s, std::mt19937_64& rng);
+  // CPU: elementwise stages at the root whose innermost loop is a vector loop and that store at
+  // least min_streamed_bytes (those that stream memory) get, each half of the time, input
+  // prefetching some distance ahead and, for a kernel output, stores that bypass the caches.
+  void choose_memory_hints(State& s, std::mt19937_64& rng);
   void rewrite_layouts(State& s);
 
   SamplerContext ctx_;

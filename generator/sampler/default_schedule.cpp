@@ -110,7 +110,7 @@ State default_gpu_schedule(const std::shared_ptr<const ComputeDAG>& dag, const S
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
     if (!st.is_placeholder() && st.location != ComputeLocation::Inlined && !st.leaves.empty() && st.op->reduction())
-      s.try_apply(std::make_shared<PragmaStep>(i, 0, 64));
+      s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::AutoUnrollMaxStep, 64));
   }
   infer_bounds(s);
   return s;
@@ -182,7 +182,7 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
     bool reduction = st.op->reduction() != nullptr;
     // Applying a step replaces the state's stages: read everything first.
     if (vectorize) s.try_apply(std::make_shared<AnnotateStep>(i, last, IterAnnotation::Vectorize));
-    if (reduction) s.try_apply(std::make_shared<PragmaStep>(i, 0, 64));
+    if (reduction) s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::AutoUnrollMaxStep, 64));
   }
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);

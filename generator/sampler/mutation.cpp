@@ -133,7 +133,7 @@ const std::vector<MutationKind>& mutation_kinds() {
   return kinds;
 }
 
-// Each kind changes what the signature shows (split factors, fused loops, the unroll value),
+// Each kind changes what the signature shows (split factors, fused loops, the pragmas' values),
 // except a location, which is checked where it is chosen.
 std::optional<State> Mutator::mutate(MutationKind kind, const State& program, std::mt19937_64& rng) const {
   switch (kind) {
@@ -141,6 +141,7 @@ std::optional<State> Mutator::mutate(MutationKind kind, const State& program, st
     case MutationKind::Parallel: return mutate_parallel(program, rng);
     case MutationKind::Unroll: return mutate_unroll(program, rng);
     case MutationKind::ComputeLocation: return mutate_compute_location(program, rng);
+    case MutationKind::MemoryHint: return mutate_memory_hint(program, rng);
   }
   return std::nullopt;
 }
@@ -215,8 +216,10 @@ std::optional<State> Mutator::mutate_parallel(const State& program, std::mt19937
 
 std::optional<State> Mutator::mutate_unroll(const State& program, std::mt19937_64& rng) const {
   std::vector<size_t> pragmas;
-  for (size_t k = 0; k < program.steps().size(); ++k)
-    if (program.steps()[k]->kind() == StepKind::Pragma) pragmas.push_back(k);
+  for (size_t k = 0; k < program.steps().size(); ++k) {
+    auto* pragma = dynamic_cast<const PragmaStep*>(program.steps()[k].get());
+    if (pragma && pragma->pragma == PragmaKind::AutoUnrollMaxStep) pragmas.push_back(k);
+  }
   if (pragmas.empty()) return std::nullopt;
   size_t k = pick(pragmas, rng);
   auto& pragma = static_cast<const PragmaStep&>(*program.steps()[k]);
@@ -225,7 +228,28 @@ std::optional<State> Mutator::mutate_unroll(const State& program, std::mt19937_6
     if (v != pragma.value) values.push_back(v);
   if (values.empty()) return std::nullopt;
   std::vector<StepPtr> steps = program.steps();
-  steps[k] = std::make_shared<PragmaStep>(pragma.stage, pragma.iter, pick(values, rng));
+  steps[k] = std::make_shared<PragmaStep>(pragma.stage, pragma.iter, pragma.pragma, pick(values, rng));
+  return build_program(program.dag_ptr(), steps, ctx_);
+}
+
+std::optional<State> Mutator::mutate_memory_hint(const State& program, std::mt19937_64& rng) const {
+  std::vector<size_t> pragmas;
+  for (size_t k = 0; k < program.steps().size(); ++k) {
+    auto* pragma = dynamic_cast<const PragmaStep*>(program.steps()[k].get());
+    if (pragma && (pragma->pragma == PragmaKind::PrefetchBytes || pragma->pragma == PragmaKind::StreamStores)) pragmas.push_back(k);
+  }
+  if (pragmas.empty()) return std::nullopt;
+  size_t k = pick(pragmas, rng);
+  auto& pragma = static_cast<const PragmaStep&>(*program.steps()[k]);
+  int64_t value = pragma.value == 0 ? 1 : 0;
+  if (pragma.pragma == PragmaKind::PrefetchBytes) {
+    std::vector<int64_t> values = {0};
+    for (int v : ctx_.prefetch_distances) values.push_back(v);
+    values.erase(std::remove(values.begin(), values.end(), pragma.value), values.end());
+    value = pick(values, rng);
+  }
+  std::vector<StepPtr> steps = program.steps();
+  steps[k] = std::make_shared<PragmaStep>(pragma.stage, pragma.iter, pragma.pragma, value);
   return build_program(program.dag_ptr(), steps, ctx_);
 }
 

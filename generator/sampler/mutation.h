@@ -10,6 +10,8 @@
 //                     reduction across threads), and follow splits of it follow on replay;
 //   parallel          a stage's fused parallel loop fuses another number of its leading loops;
 //   unroll            an auto_unroll_max_step pragma takes another value of unroll_steps;
+//   memory-hint       a prefetch_bytes pragma takes another of prefetch_distances or 0, a
+//                     stream_stores pragma turns over (CPU);
 //   compute-location  a stage whose location the sketch left open moves to another loop of its
 //                     consumer, to the root or inline (not to an unbound root on a GPU).
 #pragma once
@@ -49,6 +51,7 @@ class Mutator {
   std::optional<State> mutate_tile_size(const State& program, std::mt19937_64& rng) const;
   std::optional<State> mutate_parallel(const State& program, std::mt19937_64& rng) const;
   std::optional<State> mutate_unroll(const State& program, std::mt19937_64& rng) const;
+  std::optional<State> mutate_memory_hint(const State& program, std::mt19937_64& rng) const;
   std::optional<State> mutate_compute_location(const State& program, std::mt19937_64& rng) const;
 
   SamplerContext ctx_;

@@ -77,7 +77,7 @@ StepPtr remap_loops(const StepPtr& step, int stage, const std::function<int(int)
     }
     case StepKind::Pragma: {
       auto& s = static_cast<const PragmaStep&>(*step);
-      if (s.stage == stage) out = std::make_shared<PragmaStep>(s.stage, loop(s.iter), s.value);
+      if (s.stage == stage) out = std::make_shared<PragmaStep>(s.stage, loop(s.iter), s.pragma, s.value);
       break;
     }
     case StepKind::ComputeAt: {

@@ -164,7 +164,7 @@ class Proposer {
     int st = loop_stage();
     if (st < 0) return nullptr;
     static const int64_t kSteps[] = {0, 16, 64, 512};
-    return std::make_shared<PragmaStep>(st, 0, kSteps[uniform(0, 3)]);
+    return std::make_shared<PragmaStep>(st, 0, PragmaKind::AutoUnrollMaxStep, kSteps[uniform(0, 3)]);
   }
 
   StepPtr storage_align() {

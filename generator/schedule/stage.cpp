@@ -14,6 +14,15 @@ constexpr AnnotationInfo kAnnotations[] = {
 #define ITER_ANNOTATION(Enum, name, is_thread_binding) {name, is_thread_binding},
 #include "schedule/annotation.def"
 };
+
+struct PragmaInfo {
+  std::string_view name;
+  int64_t max_value;
+};
+constexpr PragmaInfo kPragmas[] = {
+#define PRAGMA_KIND(Enum, name, max_value) {name, max_value},
+#include "schedule/pragma_kind.def"
+};
 }  // namespace
 
 std::string_view annotation_name(IterAnnotation a) { return kAnnotations[static_cast<int>(a)].name; }
@@ -32,15 +41,24 @@ int thread_axis(IterAnnotation a) {
   }
 }
 
-bool parse_annotation(std::string_view name, IterAnnotation& out) {
-  for (size_t i = 0; i < std::size(kAnnotations); ++i) {
-    if (kAnnotations[i].name == name) {
-      out = static_cast<IterAnnotation>(i);
+// The entry of a name table (AnnotationInfo, PragmaInfo) that has `name`, as its enumerator.
+template <class Enum, class Info, size_t N>
+bool parse_name(const Info (&table)[N], std::string_view name, Enum& out) {
+  for (size_t i = 0; i < N; ++i) {
+    if (table[i].name == name) {
+      out = static_cast<Enum>(i);
       return true;
     }
   }
   return false;
 }
+
+bool parse_annotation(std::string_view name, IterAnnotation& out) { return parse_name(kAnnotations, name, out); }
+
+std::string_view pragma_name(PragmaKind k) { return kPragmas[static_cast<int>(k)].name; }
+int64_t pragma_max_value(PragmaKind k) { return kPragmas[static_cast<int>(k)].max_value; }
+
+bool parse_pragma(std::string_view name, PragmaKind& out) { return parse_name(kPragmas, name, out); }
 
 std::string_view iter_kind_name(IterKind k) {
   switch (k) {

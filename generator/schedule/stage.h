@@ -31,6 +31,15 @@ int thread_axis(IterAnnotation a);
 bool parse_annotation(std::string_view name, IterAnnotation& out);
 std::string_view iter_kind_name(IterKind k);
 
+enum class PragmaKind : uint8_t {
+#define PRAGMA_KIND(Enum, name, max_value) Enum,
+#include "schedule/pragma_kind.def"
+};
+
+std::string_view pragma_name(PragmaKind k);
+int64_t pragma_max_value(PragmaKind k);
+bool parse_pragma(std::string_view name, PragmaKind& out);
+
 struct Iterator {
   std::string name;
   int64_t extent = 1;  // the extent the loop has where the stage is computed now
@@ -74,6 +83,8 @@ struct Stage {
   MemoryScope scope = MemoryScope::Global;
   bool layout_rewrite = false;   // a const input stored in its consumer's loop order
   int auto_unroll_max_step = 0;  // pragma: unroll inner loops up to this many steps
+  int prefetch_bytes = 0;        // pragma: how far ahead vector loops prefetch their input streams
+  bool stream_stores = false;    // pragma: vector stores into an output bypass the caches
   // storage_align: pad dimension `align_dim` of the stage's buffer so that its stride is
   // `align_factor * k + align_offset` (avoids bank conflicts in GPU shared memory).
   int align_dim = -1;

@@ -100,17 +100,18 @@ class AnnotateStep final : public Step {
   const IterAnnotation annotation;
 };
 
-// `auto_unroll_max_step`: unroll the loops of the stage whose unrolled body has at most `value`
-// statements (placed at loop `iter`, which must exist).
+// A stage pragma (pragma_kind.def) with its value, placed at loop `iter` (which must exist):
+// `auto_unroll_max_step`, `prefetch_bytes` or `stream_stores`.
 class PragmaStep final : public Step {
  public:
-  PragmaStep(int stage, int iter, int64_t value) : stage(stage), iter(iter), value(value) {}
+  PragmaStep(int stage, int iter, PragmaKind pragma, int64_t value) : stage(stage), iter(iter), pragma(pragma), value(value) {}
   StepKind kind() const override { return StepKind::Pragma; }
   void apply_to(State& state) const override;
   nlohmann::json to_json() const override;
   std::string describe(const State& before) const override;
 
   const int stage, iter;
+  const PragmaKind pragma;
   const int64_t value;
 };
 

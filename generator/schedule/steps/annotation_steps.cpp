@@ -38,20 +38,31 @@ std::string AnnotateStep::describe(const State& s) const {
 void PragmaStep::apply_to(State& state) const {
   Stage& st = loop_stage(state, stage, "pragma");
   leaf_node(st, iter, "pragma");
-  if (value < 0 || value > 4096) throw StepError(fmt::format("pragma: auto_unroll_max_step {} is out of range [0, 4096]", value));
-  st.auto_unroll_max_step = static_cast<int>(value);
+  if (value < 0 || value > pragma_max_value(pragma))
+    throw StepError(fmt::format("pragma: {} {} is out of range [0, {}]", pragma_name(pragma), value, pragma_max_value(pragma)));
+  switch (pragma) {
+    case PragmaKind::AutoUnrollMaxStep: st.auto_unroll_max_step = static_cast<int>(value); break;
+    case PragmaKind::PrefetchBytes: st.prefetch_bytes = static_cast<int>(value); break;
+    case PragmaKind::StreamStores:
+      // Only a kernel output is memory that nothing in the kernel reads back.
+      if (value != 0 && (!state.is_kernel_output(stage) || !state.consumers(stage).empty()))
+        throw StepError(fmt::format("pragma: stream_stores needs a stage that stores a kernel output no other stage reads; '{}' is not one",
+                                    st.op->name));
+      st.stream_stores = value != 0;
+      break;
+  }
 }
 
 nlohmann::json PragmaStep::to_json() const {
   nlohmann::json j = header(kind());
   j["stage"] = stage;
   j["iter"] = iter;
-  j["auto_unroll_max_step"] = value;
+  j[std::string(pragma_name(pragma))] = value;
   return j;
 }
 
 std::string PragmaStep::describe(const State& s) const {
-  return fmt::format("pragma({}, {}, auto_unroll_max_step={})", stage_name(s, stage), loop_name(s, stage, iter), value);
+  return fmt::format("pragma({}, {}, {}={})", stage_name(s, stage), loop_name(s, stage, iter), pragma_name(pragma), value);
 }
 
 void StorageAlignStep::apply_to(State& state) const {

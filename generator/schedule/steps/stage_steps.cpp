@@ -95,6 +95,8 @@ void CacheWriteStep::apply_to(State& state) const {
   std::vector<IterVar> axes = fresh_axes(op);
   Stage copy_out = make_initial_stage(make_compute(op.name, axes, load(name, op.dtype, axis_exprs(axes))));
   copy_out.auto_unroll_max_step = st.auto_unroll_max_step;
+  copy_out.prefetch_bytes = st.prefetch_bytes;
+  copy_out.stream_stores = st.stream_stores;
   st = std::move(copy_out);
   Stage cache = make_initial_stage(cache_op);
   cache.scope = scope;

@@ -54,9 +54,16 @@ StepPtr parse(StepKind kind, const nlohmann::json& j) {
       if (!parse_annotation(name, a)) throw StepError(fmt::format("unknown annotation '{}'", name));
       return std::make_shared<AnnotateStep>(stage(), iter(), a);
     }
-    case StepKind::Pragma:
-      expect_keys(j, {"stage", "iter", "auto_unroll_max_step"});
-      return std::make_shared<PragmaStep>(stage(), iter(), int64_field(j, "auto_unroll_max_step", 0, 4096));
+    case StepKind::Pragma: {
+      // {"stage", "iter", <pragma name>: value}: the pragma is the one remaining key.
+      std::string name;
+      for (auto& [key, value] : j.items())
+        if (key != "kind" && key != "stage" && key != "iter") name = key;
+      PragmaKind pragma;
+      if (!parse_pragma(name, pragma)) throw StepError(fmt::format("pragma: unknown or missing pragma '{}'", name));
+      expect_keys(j, {"stage", "iter", name.c_str()});
+      return std::make_shared<PragmaStep>(stage(), iter(), pragma, int64_field(j, name.c_str(), 0, pragma_max_value(pragma)));
+    }
     case StepKind::StorageAlign:
       expect_keys(j, {"stage", "axis", "factor", "offset"});
       return std::make_shared<StorageAlignStep>(stage(), int_field(j, "axis", 0, kMaxList), int64_field(j, "factor", 1, 4096),

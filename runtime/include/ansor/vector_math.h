@@ -72,13 +72,7 @@ inline F<N> with_sign_of(F<N> x, F<N> s) {
 }
 
 // The float lanes of the target's widest vector registers.
-#if defined(__AVX512F__)
-constexpr int kNativeFloatLanes = 16;
-#elif defined(__AVX__)
-constexpr int kNativeFloatLanes = 8;
-#else
-constexpr int kNativeFloatLanes = 4;
-#endif
+constexpr int kNativeFloatLanes = kNativeVectorBytes / 4;
 
 // Impl::eval<M> applied to x in parts of M lanes (M at most `lanes`). GCC lowers a vector wider
 // than the target's registers piece by piece, but its selects (c ? a : b) and clamps lane by

@@ -100,5 +100,57 @@ TEST(VectorizeTest, VectorisedMathCallsBecomePackedArithmetic) {
   }
 }
 
+// The memory pragmas of an elementwise stage print as prefetches of its large input only (the
+// bias vector stays cached by itself) and non-temporal stores into its output, fenced, and the
+// compiler keeps both: prefetch instructions and streaming stores in the assembly. Without the
+// pragmas there are neither.
+TEST(VectorizeTest, MemoryPragmasBecomePrefetchesAndStreamingStores) {
+  auto dag = test::dag_of(test::parse("kernel bg { X = input f32[64, 256]\n b = const f32[256]\n Y = gelu(bias_add(X, b, axis = 1)) }"), "bg");
+  State plain(dag);
+  const int y = plain.num_stages() - 1;
+  plain.apply(std::make_shared<ComputeInlineStep>(y - 1));                              // the bias_add
+  plain.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{16}));             // i, j.0, j.1
+  plain.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
+  State hinted = plain;
+  hinted.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::PrefetchBytes, 1024));
+  hinted.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::StreamStores, 1));
+
+  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  LoweredKernel lowered = lower_state(hinted, "bg");
+  const MemoryHints* hints = lowered.find_memory_hints("Y");
+  ASSERT_NE(hints, nullptr);
+  EXPECT_EQ(hints->prefetched, std::vector<std::string>{"X"});
+  EXPECT_TRUE(hints->stream_stores);
+  std::string source = cpp.kernel_definitions(lowered, hinted.dag(), "bg", "bg", "test");
+  EXPECT_NE(source.find("ansor_rt::prefetch(&X["), std::string::npos) << source;
+  EXPECT_NE(source.find(", 1024);"), std::string::npos) << source;
+  EXPECT_EQ(source.find("ansor_rt::prefetch(&b["), std::string::npos) << source;
+  EXPECT_NE(source.find("ansor_rt::vstore_stream<float, 16>(&Y["), std::string::npos) << source;
+  EXPECT_NE(source.find("ansor_rt::store_fence();"), std::string::npos) << source;
+
+  Target host = detect_host(make_kernel_compiler());
+  if (host.arch != "x86_64") GTEST_SKIP() << "prefetch and streaming store instructions are checked on x86-64";
+  std::regex prefetch("\\bprefetcht0\\b"), streaming("\\bv?movnt\\w*\\b"), fence("\\bsfence\\b");
+  std::string with = assembly_of(hinted, "hinted_bias_gelu"), without = assembly_of(plain, "plain_bias_gelu");
+  EXPECT_TRUE(std::regex_search(with, prefetch)) << with.substr(0, 4000);
+  EXPECT_TRUE(std::regex_search(with, streaming)) << with.substr(0, 4000);
+  EXPECT_TRUE(std::regex_search(with, fence)) << with.substr(0, 4000);
+  EXPECT_FALSE(std::regex_search(without, prefetch) || std::regex_search(without, streaming));
+}
+
+// The memory pragmas are CPU hints: a GPU program carrying one does not lower.
+TEST(VectorizeTest, MemoryPragmasAreRefusedInGpuPrograms) {
+  auto dag = test::dag_of(test::parse("kernel bg { X = input f32[64, 256]\n b = const f32[256]\n Y = gelu(bias_add(X, b, axis = 1)) }"), "bg");
+  State s(dag);
+  const int y = s.num_stages() - 1;
+  s.apply(std::make_shared<ComputeInlineStep>(y - 1));
+  s.apply(std::make_shared<AnnotateStep>(y, 0, IterAnnotation::BlockX));
+  s.apply(std::make_shared<AnnotateStep>(y, 1, IterAnnotation::ThreadX));
+  State bound = s;
+  EXPECT_NO_THROW(lower_state(bound, "bg"));
+  s.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::PrefetchBytes, 1024));
+  EXPECT_THROW(lower_state(s, "bg"), InvalidState);
+}
+
 }  // namespace
 }  // namespace ansor

@@ -150,7 +150,7 @@ State tiled_matmul(const State& initial) {
   s.apply(std::make_shared<AnnotateStep>(kC, 0, IterAnnotation::Parallel));
   s.apply(std::make_shared<AnnotateStep>(kC, 3, IterAnnotation::Unroll));
   s.apply(std::make_shared<AnnotateStep>(kC, 4, IterAnnotation::Vectorize));
-  s.apply(std::make_shared<PragmaStep>(kC, 0, 16));
+  s.apply(std::make_shared<PragmaStep>(kC, 0, PragmaKind::AutoUnrollMaxStep, 16));
   return s;
 }
 
@@ -267,7 +267,7 @@ TEST_F(FeaturesTest, UnrolledLoopsStayLoopsForTheFeatures) {
   // auto_unroll_max_step 16 unrolls k (16 statements): lowering writes it out, the features
   // keep the loop and count it as an unrolled reduction loop.
   State s = initial("mm");
-  s.apply(std::make_shared<PragmaStep>(2, 0, 16));
+  s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::AutoUnrollMaxStep, 16));
   EXPECT_EQ(lower_state(s, "k").auto_unroll_max_step("C"), 16);
   int written_out = 0;
   for_each_stmt(lower_state(s, "k").body, [&](const Stmt& x) { written_out += x->kind == StmtKind::Store; });
@@ -279,6 +279,23 @@ TEST_F(FeaturesTest, UnrolledLoopsStayLoopsForTheFeatures) {
   EXPECT_EQ(f(rows[1], "unroll_type.inner_reduce"), 1);
   EXPECT_EQ(f(rows[1], "auto_unroll_max_step"), 16);
   EXPECT_EQ(f(rows[0], "unroll_num"), 0);
+}
+
+// The memory pragmas are the two features after the paper's: the prefetch distance (when an
+// input is large enough to be prefetched) and whether the stores stream; 0 without them.
+TEST_F(FeaturesTest, MemoryPragmasAreFeatures) {
+  State plain = initial("copy");
+  State hinted = plain;
+  hinted.apply(std::make_shared<PragmaStep>(1, 0, PragmaKind::PrefetchBytes, 2048));
+  hinted.apply(std::make_shared<PragmaStep>(1, 0, PragmaKind::StreamStores, 1));
+  std::vector<StoreFeatures> without = rows_of(plain), with = rows_of(hinted);
+  ASSERT_EQ(without.size(), 1u);
+  ASSERT_EQ(with.size(), 1u);
+  EXPECT_EQ(f(without[0], "prefetch_bytes"), 0);
+  EXPECT_EQ(f(without[0], "stream_stores"), 0);
+  EXPECT_EQ(f(with[0], "prefetch_bytes"), 2048);
+  EXPECT_EQ(f(with[0], "stream_stores"), 1);
+  for (int i = 0; i < kNumFeatures - 2; ++i) EXPECT_EQ(with[0].values[i], without[0].values[i]) << feature_name(i);
 }
 
 TEST_F(FeaturesTest, PackedInputsAreReadInTheirLayoutAndPackersHaveNoRows) {
@@ -374,7 +391,7 @@ TEST_F(FeaturesTest, PaddingComputedInsideTheConvolutionIsAllocatedPerIteration)
   // Y.pad computed inside loop h of Y (after n, k): per iteration 1 x 2 x 3 x 6 floats. Y's
   // auto_unroll_max_step applies to it too.
   s.apply(std::make_shared<ComputeAtStep>(pad, conv, 2));
-  s.apply(std::make_shared<PragmaStep>(conv, 0, 64));
+  s.apply(std::make_shared<PragmaStep>(conv, 0, PragmaKind::AutoUnrollMaxStep, 64));
   std::vector<StoreFeatures> rows = rows_of(s);
   ASSERT_EQ(rows.size(), 3u) << program_text_;
   const StoreFeatures& r = rows[0];
@@ -529,10 +546,11 @@ TEST(FeaturesErrorTest, AStoreToAnUnknownBufferIsNamed) {
   }
 }
 
-TEST(FeatureTableTest, OneHundredSixtyFourUniqueNamesInPaperOrder) {
+// The paper's 164 in its order, then the two memory pragmas.
+TEST(FeatureTableTest, OneHundredSixtySixUniqueNamesInPaperOrder) {
   std::set<std::string> names;
   for (int i = 0; i < kNumFeatures; ++i) names.insert(std::string(feature_name(i)));
-  EXPECT_EQ(names.size(), 164u);
+  EXPECT_EQ(names.size(), 166u);
   EXPECT_EQ(feature_name(0), "float_mad");
   EXPECT_EQ(feature_name(56), "vthread_len");
   EXPECT_EQ(feature_name(57), "B0.acc_type.read");
@@ -541,12 +559,14 @@ TEST(FeatureTableTest, OneHundredSixtyFourUniqueNamesInPaperOrder) {
   EXPECT_EQ(feature_name(147), "arith_intensity_curve_0");
   EXPECT_EQ(feature_name(157), "alloc_size");
   EXPECT_EQ(feature_name(163), "auto_unroll_max_step");
+  EXPECT_EQ(feature_name(164), "prefetch_bytes");
+  EXPECT_EQ(feature_name(165), "stream_stores");
   EXPECT_EQ(feature_group(56), FeatureGroup::Computation);
   EXPECT_EQ(feature_group(57), FeatureGroup::BufferAccess);
   EXPECT_EQ(feature_group(147), FeatureGroup::ArithmeticIntensity);
   EXPECT_EQ(feature_group(160), FeatureGroup::Allocation);
   EXPECT_EQ(feature_group(161), FeatureGroup::OuterScope);
-  EXPECT_THROW(feature_name(164), std::out_of_range);
+  EXPECT_THROW(feature_name(166), std::out_of_range);
   EXPECT_THROW(feature_name(-1), std::out_of_range);
 }
 

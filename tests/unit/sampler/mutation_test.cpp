@@ -36,12 +36,28 @@ std::vector<Task> tasks(const SamplerContext& ctx) {
   return out;
 }
 
+// A bias + gelu whose output (1 MiB) is large enough for memory pragmas.
+Task streaming_bias_gelu(const SamplerContext& ctx) {
+  auto dag = test::dag_of(test::parse("kernel bias_gelu { X = input f32[256, 1024]\n b = const f32[1024]\n Y = gelu(bias_add(X, b, axis = 1)) }"),
+                          "bias_gelu");
+  return {"bias_gelu", dag, std::make_shared<const SketchCatalog>(generate_sketches(dag, ctx, SketchRules::for_context(ctx)))};
+}
+
 // The steps that differ between two programs of the same length.
 std::vector<size_t> changed_steps(const State& a, const State& b) {
   std::vector<size_t> out;
   for (size_t k = 0; k < a.steps().size(); ++k)
     if (a.steps()[k]->to_json() != b.steps()[k]->to_json()) out.push_back(k);
   return out;
+}
+
+// The pragma step a mutation changed, before and after: nulls unless exactly one step changed
+// and it is a pragma on both sides.
+std::pair<const PragmaStep*, const PragmaStep*> changed_pragma(const State& program, const State& mutated) {
+  std::vector<size_t> changed = changed_steps(program, mutated);
+  if (changed.size() != 1) return {nullptr, nullptr};
+  return {dynamic_cast<const PragmaStep*>(program.steps()[changed[0]].get()),
+          dynamic_cast<const PragmaStep*>(mutated.steps()[changed[0]].get())};
 }
 
 // The loops fused into the stage's parallel loop (0 when it has none).
@@ -66,6 +82,7 @@ std::string location_of(const State& s, int stage) {
 
 TEST(MutationTest, EveryMutatedProgramComputesTheReference) {
   SamplerContext ctx;
+  ctx.min_streamed_bytes = 0;  // memory pragmas on these small kernels too, to be mutated
   std::map<MutationKind, int> made;
   for (const Task& task : tasks(ctx)) {
     test::ProgramReference reference(task.dag);
@@ -143,10 +160,7 @@ TEST(MutationTest, UnrollTakesAnotherValueOfTheContext) {
     State program = sample_program(task.catalog->sketches(), annotator, rng);
     std::optional<State> mutated = mutator.mutate(MutationKind::Unroll, program, rng);
     if (!mutated) continue;
-    std::vector<size_t> changed = changed_steps(program, *mutated);
-    ASSERT_EQ(changed.size(), 1u);
-    auto* before = dynamic_cast<const PragmaStep*>(program.steps()[changed[0]].get());
-    auto* after = dynamic_cast<const PragmaStep*>(mutated->steps()[changed[0]].get());
+    auto [before, after] = changed_pragma(program, *mutated);
     ASSERT_TRUE(before && after);
     EXPECT_NE(before->value, after->value);
     EXPECT_NE(std::find(ctx.unroll_steps.begin(), ctx.unroll_steps.end(), after->value), ctx.unroll_steps.end());
@@ -154,6 +168,50 @@ TEST(MutationTest, UnrollTakesAnotherValueOfTheContext) {
     ++checked;
   }
   EXPECT_GT(checked, 30);
+}
+
+// Annotation gives streaming stages memory pragmas about half of the time (bias + gelu's 1 MiB
+// output stage; the tiny kernels of the other tests get none), and the memory-hint mutation
+// changes one: a prefetch distance to another of the context's or 0, stream_stores turned
+// over; the stage shows the new value.
+TEST(MutationTest, MemoryHintChangesOnePrefetchOrStreamPragma) {
+  SamplerContext ctx;
+  Task task = streaming_bias_gelu(ctx);
+  Annotator annotator(ctx);
+  Mutator mutator(ctx, task.catalog);
+  std::mt19937_64 rng(5);
+  int checked = 0, prefetching = 0, streaming = 0;
+  for (int i = 0; i < 60; ++i) {
+    State program = sample_program(task.catalog->sketches(), annotator, rng);
+    const Stage& out = program.stage(program.num_stages() - 1);
+    prefetching += out.prefetch_bytes > 0;
+    streaming += out.stream_stores;
+    std::optional<State> mutated = mutator.mutate(MutationKind::MemoryHint, program, rng);
+    if (!mutated) continue;
+    auto [before, after] = changed_pragma(program, *mutated);
+    ASSERT_TRUE(before && after);
+    EXPECT_EQ(before->pragma, after->pragma);
+    EXPECT_NE(before->value, after->value);
+    const Stage& st = mutated->stage(after->stage);
+    if (after->pragma == PragmaKind::PrefetchBytes) {
+      EXPECT_TRUE(after->value == 0 || std::count(ctx.prefetch_distances.begin(), ctx.prefetch_distances.end(), after->value) == 1);
+      EXPECT_EQ(st.prefetch_bytes, after->value);
+    } else {
+      ASSERT_EQ(after->pragma, PragmaKind::StreamStores);
+      EXPECT_EQ(st.stream_stores, after->value == 1);
+    }
+    ++checked;
+  }
+  EXPECT_GT(prefetching, 10);
+  EXPECT_GT(streaming, 10);
+  EXPECT_GT(checked, 20);
+  // GPU programs get none: the mutation has nothing to change.
+  SamplerContext gpu = SamplerContext::for_target(parse_target("cuda:sm_80"));
+  Task gpu_task = streaming_bias_gelu(gpu);
+  Annotator gpu_annotator(gpu);
+  Mutator gpu_mutator(gpu, gpu_task.catalog);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_FALSE(gpu_mutator.mutate(MutationKind::MemoryHint, sample_program(gpu_task.catalog->sketches(), gpu_annotator, rng), rng));
 }
 
 TEST(MutationTest, ParallelChangesTheLoopsOfOneParallelLoop) {

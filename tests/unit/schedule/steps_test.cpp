@@ -167,14 +167,33 @@ TEST_F(StepsTest, AnnotateRejectsRacesAndDoubleAnnotation) {
 
 TEST_F(StepsTest, PragmaAndStorageAlignSetStageAttributes) {
   State s = initial("mm");
-  s.apply(std::make_shared<PragmaStep>(2, 0, 64));
+  s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::AutoUnrollMaxStep, 64));
   s.apply(std::make_shared<StorageAlignStep>(2, 0, 16, 4));
   EXPECT_EQ(s.stage(2).auto_unroll_max_step, 64);
   EXPECT_EQ(s.stage(2).align_dim, 0);
   expect_round_trip(s);
-  expect_rejected(s, std::make_shared<PragmaStep>(2, 0, 100000));
+  expect_rejected(s, std::make_shared<PragmaStep>(2, 0, PragmaKind::AutoUnrollMaxStep, 100000));
+  s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::PrefetchBytes, 2048));
+  s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::StreamStores, 1));
+  EXPECT_EQ(s.stage(2).prefetch_bytes, 2048);
+  EXPECT_TRUE(s.stage(2).stream_stores);
+  EXPECT_EQ(s.stage(2).auto_unroll_max_step, 64);
+  expect_round_trip(s);
+  expect_rejected(s, std::make_shared<PragmaStep>(2, 0, PragmaKind::PrefetchBytes, 20000));
+  expect_rejected(s, std::make_shared<PragmaStep>(2, 0, PragmaKind::StreamStores, 2));
   expect_rejected(s, std::make_shared<StorageAlignStep>(2, 2, 16, 4));  // C has two dimensions
   expect_rejected(s, std::make_shared<StorageAlignStep>(2, 0, 16, 16));
+}
+
+// stream_stores writes around the caches, so only into a kernel output nothing reads back.
+TEST_F(StepsTest, StreamStoresOnlyIntoAKernelOutput) {
+  State s = initial("conv");
+  const int relu = s.num_stages() - 1;
+  expect_rejected(s, std::make_shared<PragmaStep>(relu - 1, 0, PragmaKind::StreamStores, 1));
+  s.apply(std::make_shared<PragmaStep>(relu - 1, 0, PragmaKind::PrefetchBytes, 1024));
+  s.apply(std::make_shared<PragmaStep>(relu, 0, PragmaKind::StreamStores, 1));
+  EXPECT_TRUE(s.stage(relu).stream_stores);
+  EXPECT_EQ(s.stage(relu - 1).prefetch_bytes, 1024);
 }
 
 TEST_F(StepsTest, ComputeAtInlineAndRoot) {
@@ -281,6 +300,10 @@ TEST(StepJsonTest, RejectsMalformedAndHostileRecords) {
       R"j({"kind": "annotate", "stage": 0, "iter": 0, "annotation": "__asm__(\"int3\")"})j",
       R"j({"kind": "cache_read", "stage": 0, "scope": "global; system(\"rm -rf /\")", "readers": [1]})j",
       R"j({"kind": "pragma", "stage": 0, "iter": 0, "auto_unroll_max_step": 1000000})j",
+      R"j({"kind": "pragma", "stage": 0, "iter": 0})j",
+      R"j({"kind": "pragma", "stage": 0, "iter": 0, "vectorize_everything": 1})j",
+      R"j({"kind": "pragma", "stage": 0, "iter": 0, "prefetch_bytes": 512, "stream_stores": 1})j",
+      R"j({"kind": "pragma", "stage": 0, "iter": 0, "stream_stores": 3})j",
       R"j({"kind": "reorder", "stage": 0, "order": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64]})j",
       R"j({"kind": 7})j",
   };
