@@ -147,17 +147,29 @@ void Annotator::unroll(State& s, std::mt19937_64& rng) {
 }
 
 void Annotator::choose_memory_hints(State& s, std::mt19937_64& rng) {
-  for (int i = 0; i < s.num_stages(); ++i) {
-    const Stage& st = s.stage(i);
-    if (st.is_placeholder() || st.location != ComputeLocation::Root || st.op->reduction() || st.leaves.empty() ||
-        st.leaf(static_cast<int>(st.leaves.size()) - 1).annotation != IterAnnotation::Vectorize)
-      continue;
+  auto bytes_of = [](const Stage& st) {
     int64_t bytes = dtype_bytes(st.op->dtype);
     for (int64_t extent : st.op->shape) bytes *= extent;
-    if (bytes < ctx_.min_streamed_bytes) continue;
-    const bool streamable = s.is_kernel_output(i) && s.consumers(i).empty();
-    if (chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::PrefetchBytes, pick(ctx_.prefetch_distances, rng)));
-    if (streamable && chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::StreamStores, 1));
+    return bytes;
+  };
+  // The stages that read a kernel input too large for the caches (through inlined stages too).
+  std::vector<bool> reads_stream(s.num_stages(), false);
+  for (int i = 0; i < s.num_stages(); ++i)
+    if (s.stage(i).is_placeholder() && bytes_of(s.stage(i)) >= ctx_.min_streamed_bytes)
+      for (int c : s.consumers(i)) reads_stream[c] = true;
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || st.location == ComputeLocation::Inlined || st.leaves.empty() ||
+        st.leaf(static_cast<int>(st.leaves.size()) - 1).annotation != IterAnnotation::Vectorize)
+      continue;
+    // A product of tensors (matmul, convolution) reuses its inputs from the caches through its
+    // tiles; a reduction of one tensor (a row's maximum or sum) streams it like a map does.
+    const bool streams_in = reads_stream[i] && (!st.op->reduction() || read_tensors(*st.op).size() == 1);
+    const bool streams_out = st.location == ComputeLocation::Root && !st.op->reduction() && s.is_kernel_output(i) &&
+                             s.consumers(i).empty() && bytes_of(st) >= ctx_.min_streamed_bytes;
+    if (streams_in && chance(rng, 0.5))
+      s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::PrefetchBytes, pick(ctx_.prefetch_distances, rng)));
+    if (streams_out && chance(rng, 0.5)) s.try_apply(std::make_shared<PragmaStep>(i, 0, PragmaKind::StreamStores, 1));
   }
 }
 

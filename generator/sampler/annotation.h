@@ -35,9 +35,10 @@ class Annotator {
   void split_vector_loops(State& s, std::mt19937_64& rng);
   void vectorize(State& s, std::mt19937_64& rng);
   void unroll(State& s, std::mt19937_64& rng);
-  // CPU: elementwise stages at the root whose innermost loop is a vector loop and that store at
-  // least min_streamed_bytes (those that stream memory) get, each half of the time, input
-  // prefetching some distance ahead and, for a kernel output, stores that bypass the caches.
+  // CPU: stages whose innermost loop is a vector loop get, each half of the time, prefetching of
+  // the kernel inputs of at least min_streamed_bytes they read, when they are maps or
+  // reductions of one tensor (the first pass over a row), not products; and elementwise stages
+  // at the root that store a kernel output of that size, stores that bypass the caches.
   void choose_memory_hints(State& s, std::mt19937_64& rng);
   void rewrite_layouts(State& s);
 

@@ -16,7 +16,8 @@ struct SamplerContext {
   std::vector<int> unroll_steps = {0, 16, 64, 512};  // auto_unroll_max_step choices
   // prefetch_bytes choices: a few lines to a few pages ahead of the loads (CPU)
   std::vector<int> prefetch_distances = {512, 1024, 2048, 4096};
-  // Stages storing less than this stay in the caches, where memory pragmas have nothing to do.
+  // Inputs and outputs smaller than this stay in the caches, where memory pragmas have nothing
+  // to do.
   int64_t min_streamed_bytes = int64_t{256} << 10;
   // GPU: the limits of a block, and how many virtual threads a tile may have
   GpuLimits gpu_limits;

@@ -321,6 +321,48 @@ TEST(AnnotationTest, RowReductionsHaveVectorisedPartialResultsInParallelRows) {
   }
 }
 
+// Memory pragmas go where memory streams: prefetches on the passes of a large softmax that read
+// its input (the row maximum's partial results among them) and streaming stores on its output;
+// none on a small softmax, and no prefetch on a matmul's product stage, whose tiles reuse its
+// inputs from the caches.
+TEST(AnnotationTest, MemoryPragmasOnlyWhereMemoryStreams) {
+  Program program = test::parse(R"(
+kernel big_softmax {
+  X = input f32[512, 1024]
+  Y = softmax(X)
+}
+kernel small_softmax {
+  X = input f32[8, 1024]
+  Y = softmax(X)
+}
+kernel matmul {
+  A = input f32[256, 512]
+  B = input f32[512, 512]
+  C = matmul(A, B)
+}
+)");
+  SamplerContext ctx;
+  Annotator annotator(ctx);
+  std::map<std::string, std::map<std::string, int>> prefetched, streamed;
+  for (const char* name : {"big_softmax", "small_softmax", "matmul"}) {
+    auto dag = std::make_shared<const ComputeDAG>(program.find(name)->dag);
+    std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::cpu());
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 100; ++i) {
+      State s = sample_program(sketches, annotator, rng);
+      for (const Stage& st : s.stages()) {
+        prefetched[name][st.op->name] += st.prefetch_bytes > 0;
+        streamed[name][st.op->name] += st.stream_stores;
+      }
+    }
+  }
+  EXPECT_GT(prefetched["big_softmax"]["Y.max.rf"], 5);
+  EXPECT_GT(streamed["big_softmax"]["Y"], 5);
+  for (auto& [stage, n] : prefetched["small_softmax"]) EXPECT_EQ(n, 0) << stage;
+  for (auto& [stage, n] : streamed["small_softmax"]) EXPECT_EQ(n, 0) << stage;
+  for (auto& [stage, n] : prefetched["matmul"]) EXPECT_EQ(n, 0) << stage;
+}
+
 TEST(AnnotationTest, DefaultScheduleOfElementwiseKernelIsParallelAndVectorised) {
   Program program = test::parse(kRowKernels, "rows.def");
   SamplerContext ctx;
