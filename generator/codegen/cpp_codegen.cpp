@@ -220,9 +220,10 @@ class CppEmitter final : public CEmitter {
     });
   }
 
+  // Lowering allows stream_stores only on a kernel output.
   bool streams_to(const Buffer& b) const {
     const MemoryHints* hints = kernel_.find_memory_hints(b.name);
-    return hints && hints->stream_stores && b.scope == BufferScope::Param && b.is_output;
+    return hints && hints->stream_stores;
   }
 
   void emit_vector_stmt(const Stmt& s, const VarNode* v, int lanes) {

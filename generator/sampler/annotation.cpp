@@ -147,11 +147,7 @@ void Annotator::unroll(State& s, std::mt19937_64& rng) {
 }
 
 void Annotator::choose_memory_hints(State& s, std::mt19937_64& rng) {
-  auto bytes_of = [](const Stage& st) {
-    int64_t bytes = dtype_bytes(st.op->dtype);
-    for (int64_t extent : st.op->shape) bytes *= extent;
-    return bytes;
-  };
+  auto bytes_of = [](const Stage& st) { return st.op->num_elements() * dtype_bytes(st.op->dtype); };
   // The stages that read a kernel input too large for the caches (through inlined stages too).
   std::vector<bool> reads_stream(s.num_stages(), false);
   for (int i = 0; i < s.num_stages(); ++i)
