@@ -145,3 +145,8 @@ void ansor_set_parallel_backend(ansor_parallel_backend backend, void* user) {
   g_backend_user = user;
   g_backend.store(backend, std::memory_order_release);
 }
+
+void ansor_get_spin_wait(int* pauses, int* yields) {
+  *pauses = ansor::runtime::spin_pauses_for(ansor_get_num_threads());
+  *yields = ansor::runtime::spin_yields();
+}

@@ -35,9 +35,12 @@ inline void cpu_relax() {
 
 } // namespace
 
+int spin_pauses_for(int num_threads) { return num_threads <= available_cpus() ? kSpinPauses : 0; }
+
+int spin_yields() { return kSpinYields; }
+
 ThreadPool::ThreadPool(int num_threads)
-    : requested_threads_(num_threads),
-      spin_pauses_(num_threads <= available_cpus() ? kSpinPauses : 0) {
+    : requested_threads_(num_threads), spin_pauses_(spin_pauses_for(num_threads)) {
   try {
     workers_.reserve(static_cast<size_t>(std::max(num_threads - 1, 0)));
     for (int64_t chunk = 1; chunk < num_threads; ++chunk)

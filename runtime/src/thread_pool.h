@@ -23,6 +23,10 @@ inline void chunk_bounds(int64_t n, int64_t count, int64_t index, int64_t* begin
   *end = *begin + base + (index < extra ? 1 : 0);
 }
 
+// How a pool of num_threads threads waits: pauses, then yields, then sleeps (thread_pool.cpp).
+int spin_pauses_for(int num_threads);
+int spin_yields();
+
 class ThreadPool {
 public:
   // Starts num_threads - 1 workers; the thread calling run() is the last one. If the system

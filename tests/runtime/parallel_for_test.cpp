@@ -4,6 +4,7 @@
 #include "test_helpers.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -194,6 +195,29 @@ TEST(NumThreads, ResizingChangesTheChunkCount) {
     for (const Chunk& chunk : chunks)
       thread_ids.insert(chunk.thread);
     EXPECT_EQ(static_cast<int>(thread_ids.size()), num_threads) << "one chunk per thread";
+  }
+}
+
+// The spin the pool reports is the one it waits with: polls while it has a CPU per thread, none
+// once it has more threads than CPUs (polling would only keep the threads with work off them).
+TEST(SpinWait, PausesOnlyWithACpuPerThread) {
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  const int cpus = CPU_COUNT(&allowed);
+  int pauses = -1;
+  int yields = -1;
+  {
+    ScopedNumThreads threads(1);
+    ansor_get_spin_wait(&pauses, &yields);
+    EXPECT_GT(pauses, 0);
+    EXPECT_GT(yields, 0);
+  }
+  const int one_thread_yields = yields;
+  {
+    ScopedNumThreads threads(cpus + 1);
+    ansor_get_spin_wait(&pauses, &yields);
+    EXPECT_EQ(pauses, 0);
+    EXPECT_EQ(yields, one_thread_yields);
   }
 }
 

@@ -34,6 +34,13 @@ int ansor_get_num_threads(void);
  * loop. Must not be called from inside a parallel loop. */
 void ansor_set_num_threads(int num_threads);
 
+/* How the pool's idle threads wait for the next loop at the current thread count: they poll
+ * with *pauses pause instructions, then *yields sched_yield calls, then sleep until woken. A pool
+ * with more threads than the process has CPUs does not pause (*pauses is 0). A program that runs
+ * another thread runtime beside ansor can give it the same spin (as the benchmarks give OpenMP
+ * GOMP_SPINCOUNT). */
+void ansor_get_spin_wait(int* pauses, int* yields);
+
 /* A user-supplied executor: it must run body over [0, n) in any partition into chunks and
  * return when all have finished. */
 typedef void (*ansor_parallel_backend)(int64_t n, ansor_task_fn body, void* context, void* user);
