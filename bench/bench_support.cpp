@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <chrono>
 #include <iostream>
 #include <filesystem>
 #include <random>
@@ -15,6 +14,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "dag/output_tolerance.h"
 #include "measure/builder.h"
 #include "measure/host_target.h"
 #include "records/record_filter.h"
@@ -27,21 +27,6 @@ std::vector<std::string> split_list(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) out.push_back(item);
   return out;
-}
-
-double median_seconds(const std::function<void()>& call, double min_seconds) {
-  call();
-  std::vector<double> times;
-  double total = 0;
-  while (total < min_seconds || times.size() < 5) {
-    auto start = std::chrono::steady_clock::now();
-    call();
-    double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    times.push_back(dt);
-    total += dt;
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
 }
 
 std::vector<float> random_floats(size_t n, unsigned seed) {
@@ -147,6 +132,19 @@ std::vector<const float*> KernelArguments::inputs() const {
   std::vector<const float*> in;
   for (size_t i = 0; i + 1 < plain.size(); ++i) in.push_back(plain[i].data());
   return in;
+}
+
+OutputChecker output_checker(const std::vector<float>& ours, double tolerance) {
+  double largest = 0;
+  for (float v : ours) largest = std::max(largest, static_cast<double>(std::fabs(v)));
+  return [&ours, tolerance, largest](const float* theirs) {
+    OutputCheck c;
+    for (size_t j = 0; j < ours.size(); ++j) {
+      c.max_diff = std::max(c.max_diff, static_cast<double>(std::fabs(ours[j] - theirs[j])));
+      c.agrees = c.agrees && within_output_tolerance(theirs[j], ours[j], tolerance, largest);
+    }
+    return c;
+  };
 }
 
 double gflops(double flops, double seconds) { return flops / seconds / 1e9; }

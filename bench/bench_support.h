@@ -1,5 +1,5 @@
-// What the benchmarks share: timing a callable the way the tuner does (a warm-up call, then
-// calls until a minimum time, the median kept), building kernels of a State and loading them.
+// What the benchmarks share beside the protocol (protocol.h): building kernels of a State and
+// loading them, their arguments, tuning to a budget.
 #pragma once
 
 #include <ansor/runtime.h>
@@ -12,6 +12,7 @@
 
 #include "lang/program.h"
 #include "measure/aligned_buffer.h"
+#include "protocol.h"
 #include "measure/measurer.h"
 #include "records/cache.h"
 #include "schedule/state.h"
@@ -49,14 +50,6 @@ kernel dense_bias_gelu {
 
 // "a,b,c" as {"a", "b", "c"}: the benchmarks' list options.
 std::vector<std::string> split_list(const std::string& text);
-
-// Median seconds of one call over calls adding up to at least min_seconds (and 5 calls).
-double median_seconds(const std::function<void()>& call, double min_seconds = 0.5);
-
-// What a vendor library runs for one operator: given the kernel's inputs in argument order
-// (row-major, as ours take them), the median seconds of one call, with the library's output
-// left in `out`.
-using LibraryTimer = std::function<double(const std::vector<const float*>& inputs, float* out)>;
 
 // n floats drawn uniformly from [-1, 1], the same for the same seed.
 std::vector<float> random_floats(size_t n, unsigned seed);
@@ -109,6 +102,10 @@ struct KernelArguments {
   std::vector<const float*> inputs() const;
   AlignedVector<float>& output() { return plain.back(); }
 };
+
+// Checks a library's row-major output against ours under the project's one tolerance rule
+// (dag/output_tolerance.h) for a workload of that tolerance; `ours` must outlive the checker.
+OutputChecker output_checker(const std::vector<float>& ours, double tolerance);
 
 // "12.3" GFLOP/s of `flops` done in `seconds`.
 double gflops(double flops, double seconds);

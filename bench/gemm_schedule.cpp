@@ -46,6 +46,7 @@ State hand_schedule(const std::shared_ptr<const ComputeDAG>& dag, int64_t i1, in
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::enter_protocol_environment(argv);
   int64_t tiles[5] = {16, 8, 1, 32, 8};
   for (int i = 0; i < 5 && i + 1 < argc; ++i) tiles[i] = std::atoll(argv[i + 1]);
   std::string def = fmt::format(
@@ -62,13 +63,14 @@ int main(int argc, char** argv) {
   tuned.info().pack(1, b.data(), packed.data());
   void* plain_args[] = {a.data(), b.data(), c.data()};
   void* packed_args[] = {a.data(), packed.data(), c.data()};
-  openblas_set_num_threads(ansor_get_num_threads());
+  bench::set_all_threads(ansor_get_num_threads());
   double flops = 2.0 * kN * kN * kN;
 
-  double t_blas = bench::median_seconds([&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kN, kN, 1, a.data(), kN, b.data(), kN, 0, reference.data(), kN);
-  });
-  double t_tuned = bench::median_seconds([&] { tuned.info().call_packed(packed_args); });
+  // The library and the hand schedule interleaved over rounds (protocol.h).
+  std::vector<bench::Spread> times = bench::interleaved(
+      {[&] { cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kN, kN, 1, a.data(), kN, b.data(), kN, 0, reference.data(), kN); },
+       [&] { tuned.info().call_packed(packed_args); }});
+  double t_blas = times[0].median, t_tuned = times[1].median;
   double error = 0;
   for (size_t i = 0; i < c.size(); ++i) error = std::max(error, static_cast<double>(std::fabs(c[i] - reference[i])));
   double t_plain = bench::median_seconds([&] { tuned.info().call(plain_args); });

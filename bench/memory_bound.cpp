@@ -14,16 +14,15 @@
 // count (without it the records go to a temporary directory). --copy-mb: the large copy, per
 // tensor (default 64).
 //
-// oneDNN's OpenMP threads spin between calls by default; on a shared, oversubscribed machine a
-// spinning thread descheduled at a barrier costs whole scheduler ticks (oneDNN then reads ~12 ms
-// for any operator). OMP_WAIT_POLICY=passive avoids that; the report says which policy ran.
+// Timed by the benchmarks' protocol (protocol.h, bench/README.md): ours and oneDNN interleaved
+// over rounds at the same thread count with the same spin before their threads sleep, oneDNN's
+// output layout of its choosing, then the same at one thread.
 //
 // GB/s counts every argument once (bytes read + bytes written). The streaming bandwidth at a
 // working set of W bytes is the best of three copies of W/2 bytes: ansor's own copy kernel,
 // memcpy, and a copy loop split over the runtime's threads.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <omp.h>
 
 #include <dnnl.hpp>
 #include <algorithm>
@@ -47,60 +46,14 @@ using namespace ansor;
 
 namespace {
 
-using dnnl::memory;
-
 constexpr double kLayerNormEps = 1e-5;
-
-using bench::OneDnn;
-using bench::OneDnnTimer;
-using bench::plain_desc;
-using bench::time_primitive;
-using bench::wrap;
-
-OneDnnTimer onednn_softmax(OneDnn& d, int64_t m, int64_t n) {
-  return [&d, m, n](const std::vector<const float*>& in, float* out) {
-    memory::desc md = plain_desc({m, n});
-    dnnl::softmax_forward::primitive_desc pd({dnnl::prop_kind::forward_inference, md, 1}, d.engine);
-    return time_primitive(d, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, wrap(d, md, in[0])}, {DNNL_ARG_DST, wrap(d, md, out)}});
-  };
-}
-
-// The built-in's definition: biased variance over the last axis, eps inside the square root,
-// then gamma and beta (inputs 1 and 2) per element of that axis.
-OneDnnTimer onednn_layer_norm(OneDnn& d, int64_t m, int64_t n) {
-  return [&d, m, n](const std::vector<const float*>& in, float* out) {
-    memory::desc md = plain_desc({m, n}), param = plain_desc({n});
-    auto flags = dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
-    dnnl::layer_normalization_forward::primitive_desc pd({dnnl::prop_kind::forward_inference, md, static_cast<float>(kLayerNormEps), flags},
-                                                         d.engine);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, wrap(d, md, in[0])},
-                                            {DNNL_ARG_SCALE, wrap(d, param, in[1])},
-                                            {DNNL_ARG_SHIFT, wrap(d, param, in[2])},
-                                            {DNNL_ARG_DST, wrap(d, md, out)}};
-    // Inference may still want somewhere to put the statistics it computes.
-    if (pd.mean_desc().get_size() > 0) {
-      args.emplace(DNNL_ARG_MEAN, memory(pd.mean_desc(), d.engine));
-      args.emplace(DNNL_ARG_VARIANCE, memory(pd.variance_desc(), d.engine));
-    }
-    return time_primitive(d, dnnl::layer_normalization_forward(pd), args);
-  };
-}
-
-OneDnnTimer onednn_bias_gelu(OneDnn& d, int64_t m, int64_t n) {
-  return [&d, m, n](const std::vector<const float*>& in, float* out) {
-    memory::desc md = plain_desc({m, n}), bias = plain_desc({1, n});
-    dnnl::binary::primitive_desc pd({dnnl::algorithm::binary_add, md, bias, md}, bench::gelu_epilogue(), d.engine);
-    return time_primitive(d, dnnl::binary(pd),
-                          {{DNNL_ARG_SRC_0, wrap(d, md, in[0])}, {DNNL_ARG_SRC_1, wrap(d, bias, in[1])}, {DNNL_ARG_DST, wrap(d, md, out)}});
-  };
-}
 
 struct Operator {
   std::string name;    // "softmax"
   std::string shape;   // "256x2048"
   std::string kernel;  // the kernel's name in `def`
   std::string def;     // kernels.def text of that one kernel
-  OneDnnTimer onednn;
+  bench::LibraryPreparer onednn;
 };
 
 std::vector<int64_t> parse_dims(const std::string& text) {
@@ -122,13 +75,13 @@ std::vector<std::vector<int64_t>> parse_shapes(const std::string& text, size_t r
   return shapes;
 }
 
-std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std::string>& shapes) {
+std::vector<Operator> make_operators(const std::map<std::string, std::string>& shapes) {
   std::vector<Operator> ops;
   for (const auto& s : parse_shapes(shapes.at("--softmax"), 2)) {
     std::string kernel = fmt::format("softmax_{}x{}", s[0], s[1]);
     ops.push_back({"softmax", fmt::format("{}x{}", s[0], s[1]), kernel,
                    fmt::format("kernel {} {{\n X = input f32[{}, {}]\n Y = softmax(X, axis = -1)\n}}", kernel, s[0], s[1]),
-                   onednn_softmax(d, s[0], s[1])});
+                   bench::onednn_softmax({s[0], s[1]}, 1)});
   }
   for (const auto& s : parse_shapes(shapes.at("--layer-norm"), 2)) {
     std::string kernel = fmt::format("layer_norm_{}x{}", s[0], s[1]);
@@ -136,14 +89,14 @@ std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std:
                    fmt::format("kernel {} {{\n X = input f32[{}, {}]\n gamma = const f32[{}]\n beta = const f32[{}]\n"
                                " Y = layer_norm(X, gamma, beta, axis = -1, eps = {})\n}}",
                                kernel, s[0], s[1], s[1], s[1], kLayerNormEps),
-                   onednn_layer_norm(d, s[0], s[1])});
+                   bench::onednn_layer_norm({s[0], s[1]}, kLayerNormEps)});
   }
   for (const auto& s : parse_shapes(shapes.at("--bias-gelu"), 2)) {
     std::string kernel = fmt::format("bias_gelu_{}x{}", s[0], s[1]);
     ops.push_back({"bias+gelu", fmt::format("{}x{}", s[0], s[1]), kernel,
                    fmt::format("kernel {} {{\n X = input f32[{}, {}]\n b = const f32[{}]\n Y = gelu(bias_add(X, b, axis = 1))\n}}", kernel,
                                s[0], s[1], s[1]),
-                   onednn_bias_gelu(d, s[0], s[1])});
+                   bench::onednn_bias_gelu(s[0], s[1])});
   }
   for (const auto& s : parse_shapes(shapes.at("--dense"), 3)) {
     std::string shape = fmt::format("{}x{}x{}", s[0], s[1], s[2]);
@@ -151,9 +104,9 @@ std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std:
     ops.push_back({"dense+bias+gelu", shape, "dense_bias_gelu_" + shape,
                    fmt::format("kernel dense_bias_gelu_{} {{\n{} b = const f32[{}]\n Y = gelu(bias_add(dense(X, W), b, axis = 1))\n}}", shape,
                                inputs, s[2]),
-                   bench::onednn_dense(d, s[0], s[1], s[2], true)});
+                   bench::onednn_dense(s[0], s[1], s[2], true)});
     ops.push_back({"dense", shape, "dense_" + shape, fmt::format("kernel dense_{} {{\n{} Y = dense(X, W)\n}}", shape, inputs),
-                   bench::onednn_dense(d, s[0], s[1], s[2], false)});
+                   bench::onednn_dense(s[0], s[1], s[2], false)});
   }
   return ops;
 }
@@ -161,8 +114,10 @@ std::vector<Operator> make_operators(OneDnn& d, const std::map<std::string, std:
 struct Row {
   std::string op, shape;
   double bytes = 0;
-  double ours = 0, plain = 0, onednn = 0, naive = 0;  // seconds; ours is packed once where there are const inputs
-  double max_diff = 0, reference_max = 0;             // |ours - oneDNN|, |oneDNN|
+  bench::Spread ours;  // packed once where the kernel has const inputs
+  std::optional<bench::Spread> ours_one_thread;
+  bench::LibraryRow onednn;
+  double plain = 0, naive = 0;  // seconds
   double stream_gbs = 0;
 };
 
@@ -170,33 +125,51 @@ double gbs(double bytes, double seconds) { return bytes / seconds / 1e9; }
 
 std::string table(const std::vector<Row>& rows) {
   std::string out =
-      "| operator | shape | ours ms | GB/s | oneDNN ms | GB/s | ours/oneDNN time | % stream (ours) | % stream (oneDNN) | naive ms | "
-      "ours plain call ms | max abs diff |\n"
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-  for (const Row& r : rows)
-    out += fmt::format("| {} | {} | {:.4f} | {:.1f} | {:.4f} | {:.1f} | {:.2f} | {:.0f}% | {:.0f}% | {:.3f} | {:.4f} | {:.1e} |\n", r.op,
-                       r.shape, r.ours * 1e3, gbs(r.bytes, r.ours), r.onednn * 1e3, gbs(r.bytes, r.onednn), r.ours / r.onednn,
-                       100 * gbs(r.bytes, r.ours) / r.stream_gbs, 100 * gbs(r.bytes, r.onednn) / r.stream_gbs, r.naive * 1e3,
-                       r.plain * 1e3, r.max_diff);
+      "| operator | shape | ours ms [min–max] | GB/s | oneDNN ms [min–max] | GB/s | speed vs oneDNN | % stream (ours) | % stream (oneDNN) | "
+      "1 thread: ours ms | 1 thread: oneDNN ms | 1 thread: speed | naive ms | ours plain call ms | max abs diff |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const Row& r : rows) {
+    const std::optional<double> theirs = r.onednn.reported_seconds();
+    const double their_gbs = theirs ? gbs(r.bytes, *theirs) : 0;
+    out += fmt::format("| {} | {} | {} | {:.1f} | {} | {} | {} | {:.0f}% | {} | {} | {} | {} | {} | {} | {:.1e} |\n", r.op, r.shape,
+                       bench::format_ms(r.ours), gbs(r.bytes, r.ours.median), bench::library_cell(r.onednn),
+                       theirs ? fmt::format("{:.1f}", their_gbs) : "—", theirs ? fmt::format("{:.2f}×", *theirs / r.ours.median) : "—",
+                       100 * gbs(r.bytes, r.ours.median) / r.stream_gbs, theirs ? fmt::format("{:.0f}%", 100 * their_gbs / r.stream_gbs) : "—",
+                       r.ours_one_thread ? bench::format_ms(r.ours_one_thread->median) : "—",
+                       r.onednn.one_thread ? bench::format_ms(r.onednn.one_thread->median) : "—",
+                       r.ours_one_thread && r.onednn.one_thread && theirs
+                           ? fmt::format("{:.2f}×", r.onednn.one_thread->median / r.ours_one_thread->median)
+                           : "—",
+                       bench::format_ms(r.naive), bench::format_ms(r.plain), r.onednn.max_diff);
+  }
   return out;
 }
 
 void write_csv(const std::filesystem::path& path, const std::vector<Row>& rows, const bench::StreamingCopies& copies) {
   std::ofstream out(path);
-  out << "operator,shape,bytes,ours_ms,ours_plain_ms,onednn_ms,naive_ms,stream_gbs,max_abs_diff\n";
-  for (const Row& r : rows)
-    out << fmt::format("{},{},{:.0f},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.3e}\n", r.op, r.shape, r.bytes, r.ours * 1e3, r.plain * 1e3,
-                       r.onednn * 1e3, r.naive * 1e3, r.stream_gbs, r.max_diff);
+  out << "operator,shape,bytes,ours_ms,ours_min_ms,ours_max_ms,ours_plain_ms,onednn_ms,onednn_min_ms,onednn_max_ms,ours_one_thread_ms,"
+         "onednn_one_thread_ms,onednn_implementation,naive_ms,stream_gbs,max_abs_diff\n";
+  auto ms = [](std::optional<double> seconds) { return seconds ? fmt::format("{:.6f}", *seconds * 1e3) : std::string(); };
+  for (const Row& r : rows) {
+    const bool native = r.onednn.reported_seconds().has_value();
+    out << fmt::format("{},{},{:.0f},{:.6f},{:.6f},{:.6f},{:.6f},{},{},{},{},{},\"{}\",{:.6f},{:.3f},{:.3e}\n", r.op, r.shape, r.bytes,
+                       r.ours.median * 1e3, r.ours.min * 1e3, r.ours.max * 1e3, r.plain * 1e3, ms(native ? std::optional(r.onednn.time.median) : std::nullopt),
+                       ms(native ? std::optional(r.onednn.time.min) : std::nullopt), ms(native ? std::optional(r.onednn.time.max) : std::nullopt),
+                       ms(r.ours_one_thread ? std::optional(r.ours_one_thread->median) : std::nullopt),
+                       ms(native && r.onednn.one_thread ? std::optional(r.onednn.one_thread->median) : std::nullopt), r.onednn.implementation,
+                       r.naive * 1e3, r.stream_gbs, r.onednn.max_diff);
+  }
   for (const auto& [n, c] : copies.all())
-    out << fmt::format("copy (ansor),{},{:.0f},{:.6f},{:.6f},,,{:.3f},\n", n, c.bytes(), c.ours * 1e3, c.ours * 1e3, c.best_gbs())
-        << fmt::format("memcpy,{},{:.0f},{:.6f},,,,{:.3f},\n", n, c.bytes(), c.libc * 1e3, c.best_gbs())
-        << fmt::format("copy loop ({} threads),{},{:.0f},{:.6f},,,,{:.3f},\n", ansor_get_num_threads(), n, c.bytes(), c.loop * 1e3,
+    out << fmt::format("copy (ansor),{},{:.0f},{:.6f},,,{:.6f},,,,,,,,{:.3f},\n", n, c.bytes(), c.ours * 1e3, c.ours * 1e3, c.best_gbs())
+        << fmt::format("memcpy,{},{:.0f},{:.6f},,,,,,,,,,,{:.3f},\n", n, c.bytes(), c.libc * 1e3, c.best_gbs())
+        << fmt::format("copy loop ({} threads),{},{:.0f},{:.6f},,,,,,,,,,,{:.3f},\n", ansor_get_num_threads(), n, c.bytes(), c.loop * 1e3,
                        c.best_gbs());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::enter_protocol_environment(argv);
   TuneOptions tune;
   std::string cache_dir, out_dir = ".";
   int64_t copy_mb = 64;
@@ -224,10 +197,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  OneDnn onednn;
-  // oneDNN runs on OpenMP here: give it the thread count our kernels run with.
-  omp_set_num_threads(ansor_get_num_threads());
-  std::vector<Operator> ops = make_operators(onednn, shapes);
+  std::vector<Operator> ops = make_operators(shapes);
   std::string work_dir = bench::temp_path("memory-bound");
   bool temporary_cache = cache_dir.empty();
   if (temporary_cache) cache_dir = work_dir + "-cache";
@@ -252,7 +222,10 @@ int main(int argc, char** argv) {
   for (const Built& b : built) copies.add(bench::copy_floats(bench::argument_bytes(b.tuned->info())));
   copies.add(copy_mb * (1 << 20) / 4);
   copies.build(*measurer, cache, tune, work_dir);
+  // Every runtime at the tuning target's thread count, from here on.
+  const int threads = measurer->target().threads;
   measurer.reset();
+  bench::set_all_threads(threads);
 
   std::vector<Row> rows;
   bool all_agree = true;
@@ -263,31 +236,38 @@ int main(int argc, char** argv) {
     row.op = ops[i].name;
     row.shape = ops[i].shape;
     row.bytes = bench::argument_bytes(tuned);
-    std::vector<float> reference(args.output().size());
-    row.onednn = ops[i].onednn(args.inputs(), reference.data());
-    row.plain = bench::median_seconds([&] { tuned.call(args.plain_ptrs.data()); });
-    for (size_t j = 0; j < reference.size(); ++j) {
-      row.max_diff = std::max(row.max_diff, static_cast<double>(std::fabs(args.output()[j] - reference[j])));
-      row.reference_max = std::max(row.reference_max, static_cast<double>(std::fabs(reference[j])));
-    }
-    row.ours = args.has_const ? bench::median_seconds([&] { tuned.call_packed(args.packed_ptrs.data()); }) : row.plain;
-    row.naive = bench::median_seconds([&] { naive.call(args.plain_ptrs.data()); });
-    if (row.max_diff > built[i].tolerance * std::max(1.0, row.reference_max)) {
-      fmt::print(stderr, "{} {}: ours and oneDNN differ by up to {:.3e}\n", row.op, row.shape, row.max_diff);
+    fmt::print("timing {} {}\n", row.op, row.shape);
+    auto ours = [&] { args.has_const ? tuned.call_packed(args.packed_ptrs.data()) : tuned.call(args.plain_ptrs.data()); };
+    ours();
+    const std::vector<float> ours_out(args.output().begin(), args.output().end());
+    bench::Comparison compared = bench::compare_with_libraries(ours, {{"oneDNN", ops[i].onednn}}, args.inputs(), ours_out.size(),
+                                                               bench::output_checker(ours_out, built[i].tolerance), threads, true);
+    row.ours = compared.ours;
+    row.ours_one_thread = compared.ours_one_thread;
+    row.onednn = compared.libraries.front();
+    if (!row.onednn.agrees) {
+      fmt::print(stderr, "{} {}: ours and oneDNN differ by up to {:.3e}\n", row.op, row.shape, row.onednn.max_diff);
       all_agree = false;
     }
-    rows.push_back(row);
+    row.plain = bench::median_seconds([&] { tuned.call(args.plain_ptrs.data()); });
+    row.naive = bench::median_seconds([&] { naive.call(args.plain_ptrs.data()); });
+    rows.push_back(std::move(row));
   }
   copies.time();
   for (Row& row : rows) row.stream_gbs = copies.at(bench::copy_floats(row.bytes)).best_gbs();
 
-  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
+  std::string implementations;
+  for (const Row& r : rows)
+    implementations += fmt::format("\n- {} {}: {}{}{}", r.op, r.shape, r.onednn.implementation,
+                                   r.onednn.layouts.empty() ? "" : fmt::format(" (layouts: {})", r.onednn.layouts),
+                                   r.onednn.non_native.empty() ? "" : fmt::format("; not counted: {}", r.onednn.non_native));
   std::string report = fmt::format(
-      "Memory-bound operators on {}, {} threads (ansor runtime; oneDNN {}.{}.{} on OpenMP set to the same, OMP_WAIT_POLICY={}), {} "
-      "trials of the {} policy per kernel, kernels built by {}. Medians; ours is packed once where the kernel has const inputs.\n\n{}\n"
-      "Streaming copies (working set = bytes read + written):\n\n{}",
-      target, ansor_get_num_threads(), dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch,
-      wait_policy ? wait_policy : "unset", tune.trials, tune.policy, compiler, table(rows), copies.table());
+      "Memory-bound operators on {}, {} threads on every side (ansor runtime; oneDNN {}.{}.{} on OpenMP), {} trials of the {} policy per "
+      "kernel, kernels built by {}. Protocol (bench/README.md): ours (const inputs packed once) and oneDNN interleaved over {} rounds, "
+      "medians of the rounds' medians with the fastest and slowest; then the same at 1 thread. {}.\n\n{}\n"
+      "oneDNN implementations:{}\n\nStreaming copies (working set = bytes read + written):\n\n{}",
+      target, threads, dnnl::version()->major, dnnl::version()->minor, dnnl::version()->patch, tune.trials, tune.policy, compiler,
+      bench::kRounds, bench::wait_policy_description(), table(rows), implementations, copies.table());
   fmt::print("\n{}", report);
   std::filesystem::create_directories(out_dir);
   std::ofstream(std::filesystem::path(out_dir) / "memory_bound.md") << report;

@@ -1,56 +1,101 @@
-// oneDNN as the benchmarks' vendor reference: one engine and stream per run, plain row-major
-// descriptors over our kernels' buffers, and the primitives the benchmarks compare against,
-// each given our kernel's inputs in argument order and timed as a median of calls.
+// oneDNN as the benchmarks' vendor reference, called as its own engineers would: every primitive
+// is created with `format_tag::any` for each argument that accepts it, so that oneDNN picks its
+// native (usually blocked) layouts; inputs and weights are reordered into them once, outside the
+// timing, as our const inputs are packed once; the reorders a caller with row-major tensors would
+// add per call are timed on their own and inside a "plain I/O" call (protocol.h, bench/README.md).
+// Primitives are created at the thread count set when they are prepared.
 #pragma once
 
 #include <dnnl.hpp>
 #include <cstdint>
-#include <functional>
-#include <unordered_map>
+#include <memory>
 #include <vector>
 
-#include "bench_support.h"
+#include "protocol.h"
 
 namespace ansor::bench {
 
-// oneDNN's engine and stream, shared by every primitive of the run.
+// oneDNN's engine and stream, shared by every primitive of the process.
 struct OneDnn {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream{engine};
 };
+OneDnn& onednn();
 
-// What oneDNN runs for one operator, timed as every library is.
-using OneDnnTimer = LibraryTimer;
-
-// A dense f32 descriptor in row-major order (format tags a, ab, abc, abcd).
+// A dense f32 descriptor in row-major order (format tags a, ab, abc, abcd, abcde).
 dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims);
 
-// oneDNN takes inputs through non-const handles; it does not write them.
-dnnl::memory wrap(OneDnn& d, const dnnl::memory::desc& md, const float* data);
+// The same dimensions with format_tag::any: oneDNN picks the layout.
+dnnl::memory::desc any_desc(const dnnl::memory::desc& md);
 
-// Const weights in their plain layout, reordered once into the layout a primitive wants (done
-// outside the timing, as ours are packed once).
-dnnl::memory reordered_weights(OneDnn& d, const dnnl::memory::desc& plain, const dnnl::memory::desc& wanted, const float* data);
+// oneDNN's name of a blocked layout ("aBcd16b" is nChw16c), as its verbose mode prints it.
+std::string layout_name(const dnnl::memory::desc& md);
 
-// Median seconds of one execution of p on args, waiting for the stream each time.
-double time_primitive(OneDnn& d, const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);
+// One argument of a primitive over our buffers. Inputs are reordered into the primitive's layout
+// once when prepared and again in each plain-I/O call; weights only once (as ours are packed
+// once); the output is reordered back in each plain-I/O call. Scratch arguments (statistics an
+// inference primitive writes anyway) get memory of the primitive's own and no buffer of ours.
+struct OneDnnArgument {
+  enum class Role { Input, Weights, Output, Scratch };
+  int id;                     // DNNL_ARG_*
+  dnnl::memory::desc plain;   // how our buffer holds it
+  const float* data;
+  Role role;
+};
 
-// Attributes whose post-op is the exact (erf) gelu, or relu.
+// A primitive prepared over our buffers: the layouts its descriptor chose are read back per
+// argument (`any` where it was created so), memories and reorders made where they differ from
+// ours. `resources` keeps what the arguments point into alive (folded weights, say).
+LibraryCall onednn_call(const dnnl::primitive_desc_base& pd, const dnnl::primitive& primitive, PrimitiveKind kind,
+                        const std::vector<OneDnnArgument>& arguments, std::shared_ptr<void> resources = nullptr);
+
+// Attributes with one eltwise post-op: the exact (erf) gelu, relu, or a square root.
 dnnl::primitive_attr gelu_epilogue();
 dnnl::primitive_attr relu_epilogue();
+dnnl::primitive_attr sqrt_epilogue();
 
-// A [M, K] · B [K, N] as oneDNN's matmul; B is const and reordered once, outside the timing, into
-// the layout oneDNN picks, as ours are packed once.
-OneDnnTimer onednn_matmul(OneDnn& d, int64_t m, int64_t k, int64_t n);
+// A forward convolution or deconvolution. The descriptors are ours (row-major in our layout,
+// with oneDNN's logical dimension order: N C spatial, (G) O I spatial); the primitive is created
+// with `any` for source, weights and destination. Inputs in argument order: source, weights,
+// and the bias [O] when `bias`.
+struct ConvolutionSpec {
+  dnnl::memory::desc src, weights, dst;
+  dnnl::memory::dims strides, dilates, pad;  // dilates as oneDNN counts them (0: none)
+  bool transposed = false, bias = false, relu = false;
+};
+LibraryPreparer onednn_convolution(const ConvolutionSpec& spec);
 
-// dense(X, W) with W [N, K] is oneDNN's inner product, with bias b [N] and a gelu epilogue when
-// bias_gelu. The weights are reordered into the layout oneDNN picks once, outside the timing,
-// as ours are packed once.
-OneDnnTimer onednn_dense(OneDnn& d, int64_t m, int64_t k, int64_t n, bool bias_gelu);
+// relu(batch_norm(conv(X, W), mean, var, gamma, beta)) as a deployment runs it: the
+// normalisation folded into the weights and a bias once (outside the timing), then a convolution
+// with bias and relu. Inputs: X, W, mean, var, gamma, beta; `spec.weights` must be O I H W in a
+// layout whose output channel is the innermost dimension (HWIO), as our NHWC kernels hold it.
+LibraryPreparer onednn_conv_batch_norm_relu(ConvolutionSpec spec, double eps);
 
-// relu(bias_add(conv2d_nhwc(X, W, stride 1, pad), b)) with X [N, H, W, C], W [R, S, C, K] and
-// b [K], written NHWC: source and destination stay in our layout, the weights are reordered
-// once outside the timing.
-OneDnnTimer onednn_conv2d_nhwc_bias_relu(OneDnn& d, int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t pad);
+// C [b, m, n] = A [b, m, k] · B [b, k, n], `any` throughout; B is const (reordered once, as
+// weights) when b_is_const, else an input like A.
+LibraryPreparer onednn_matmul(int64_t batch, int64_t m, int64_t k, int64_t n, bool b_is_const);
+
+// dense(X [m, k], W [n, k]) as oneDNN's inner product, `any` throughout, with bias [n] and the
+// gelu post-op when bias_gelu.
+LibraryPreparer onednn_dense(int64_t m, int64_t k, int64_t n, bool bias_gelu);
+
+// softmax over `axis` of a row-major tensor (oneDNN takes no `any` source for it).
+LibraryPreparer onednn_softmax(const dnnl::memory::dims& dims, int axis);
+
+// Layer normalisation over the last axis, with scale and shift (inputs X, gamma, beta).
+LibraryPreparer onednn_layer_norm(const dnnl::memory::dims& dims, double eps);
+
+// gelu(X [m, n] + b [n]): the binary add with the gelu post-op.
+LibraryPreparer onednn_bias_gelu(int64_t m, int64_t n);
+
+// The 2-norm of each of `batch` matrices of `elements` floats. oneDNN's own reduction of that norm
+// is a reference implementation; of its two native formulations (a [1, K] · [K, 1] matmul of each
+// flattened matrix with itself and a square-root post-op; an eltwise square, then a sum
+// reduction with a square-root post-op), the faster on this machine and shape is used.
+LibraryPreparer onednn_norm2(int64_t batch, int64_t elements);
+
+// softmax(Q K^T) over the last axis, Q and K [b, s, h, d] read in place through strides (the
+// transposes of the subgraph), the scores [b, h, s, s] row-major: a matmul, then softmax in place.
+LibraryPreparer onednn_attention_scores(int64_t b, int64_t s, int64_t h, int64_t d);
 
 }  // namespace ansor::bench

@@ -1,9 +1,9 @@
 // The task scheduler on a network: the kernels of a kernels.def with a network (default: the
 // ResNet-50 layers of bench/resnet50.def) tuned from an empty cache under one total budget by
 // each scheduling strategy, then every kernel's best program of each strategy, and its default
-// schedule, timed in this process by one protocol (const inputs packed once), kernel by kernel so
-// that the strategies meet the same minute of load; the network's weighted latency
-// Σ count × time for each.
+// schedule, timed in this process by the benchmarks' protocol (protocol.h: const inputs packed
+// once, interleaved over rounds), kernel by kernel so that the strategies meet the same minutes
+// of load; the network's weighted latency Σ count × time for each.
 //
 //   bench_scheduler [--def FILE] [--total-trials N] [--strategy gradient,round-robin] [--seed S]
 //                   [--keep-records DIR] [--csv FILE]
@@ -28,17 +28,29 @@ using namespace ansor;
 
 namespace {
 
-// Seconds of one call of the kernel's state, with its const inputs packed once.
-double time_state(const Kernel& kernel, const State& state, const std::string& work_dir) {
-  bench::LoadedKernel loaded(kernel.name, state, work_dir);
-  bench::KernelArguments args(loaded.info());
-  const ansor_kernel_info& info = loaded.info();
-  return bench::median_seconds([&] { info.call_packed(args.packed_ptrs.data()); });
+// Seconds of one call of each of the kernel's states, with const inputs packed once, timed by the
+// protocol: interleaved over rounds, on the same arguments.
+std::vector<double> time_states(const Kernel& kernel, const std::vector<State>& states, const std::string& work_dir) {
+  std::vector<std::unique_ptr<bench::LoadedKernel>> loaded;
+  for (const State& s : states) loaded.push_back(std::make_unique<bench::LoadedKernel>(kernel.name, s, work_dir));
+  std::vector<std::function<void()>> calls;
+  std::vector<bench::KernelArguments> packed;
+  packed.reserve(loaded.size());
+  for (const auto& l : loaded) {
+    packed.emplace_back(l->info());  // each schedule packs its const inputs its own way
+    const ansor_kernel_info& info = l->info();
+    void** pointers = packed.back().packed_ptrs.data();
+    calls.push_back([&info, pointers] { info.call_packed(pointers); });
+  }
+  std::vector<double> seconds;
+  for (const bench::Spread& s : bench::interleaved(calls)) seconds.push_back(s.median);
+  return seconds;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
+  bench::enter_protocol_environment(argv);
   std::string def_path = ANSOR_BENCH_SOURCE_DIR "/bench/resnet50.def", keep_dir, csv_path;
   std::vector<std::string> strategies = {"gradient", "round-robin"};
   int total_trials = -1;
@@ -108,16 +120,19 @@ int main(int argc, char** argv) try {
   for (const Kernel& k : program.kernels) {
     auto dag = std::make_shared<const ComputeDAG>(k.dag);
     double count = counts[k.name];
-    double default_seconds = time_state(k, default_schedule(dag, host), work_dir + "-time");
-    latency["default"] += count * default_seconds;
-    fmt::print("{:<26} {:>6.3g} {:>12.3f}", k.name, count, default_seconds * 1e3);
-    if (csv.is_open()) csv << fmt::format("{},{},{:.6g}", k.name, count, default_seconds);
+    std::vector<State> states = {default_schedule(dag, host)};
     for (const std::string& s : strategies) {
       auto found = best[s].find(k.name);
-      double seconds = found == best[s].end() ? default_seconds : time_state(k, found->second, work_dir + "-time");
-      latency[s] += count * seconds;
-      fmt::print(" {:>14.3f}", seconds * 1e3);
-      if (csv.is_open()) csv << fmt::format(",{:.6g}", seconds);
+      states.push_back(found == best[s].end() ? states.front() : found->second);
+    }
+    std::vector<double> seconds = time_states(k, states, work_dir + "-time");
+    latency["default"] += count * seconds[0];
+    fmt::print("{:<26} {:>6.3g} {:>12.3f}", k.name, count, seconds[0] * 1e3);
+    if (csv.is_open()) csv << fmt::format("{},{},{:.6g}", k.name, count, seconds[0]);
+    for (size_t i = 0; i < strategies.size(); ++i) {
+      latency[strategies[i]] += count * seconds[i + 1];
+      fmt::print(" {:>14.3f}", seconds[i + 1] * 1e3);
+      if (csv.is_open()) csv << fmt::format(",{:.6g}", seconds[i + 1]);
     }
     fmt::print("\n");
     if (csv.is_open()) csv << "\n";

@@ -1,10 +1,10 @@
 // Search efficiency: each search policy tunes each kernel from an empty cache of its own; at
 // every budget of trials, the best GFLOP/s so far and the wall seconds spent (search, building,
-// measuring). Then, in this process and with one protocol, each run's final best program (its
-// const inputs packed once) is timed again beside the best vendor library for the kernel's kind,
-// timed in the same minute: OpenBLAS's sgemm and oneDNN's matmul for a GEMM (weights reordered
-// once), oneDNN for the convolution (NHWC, bias and relu post-op) and the dense layer (inner
-// product, bias and gelu post-op).
+// measuring). Then, in this process and by the benchmarks' protocol (protocol.h), each run's
+// final best program (its const inputs packed once) is timed again, interleaved with the vendor
+// libraries for the kernel's kind on the same buffers: OpenBLAS's sgemm and oneDNN's matmul for a
+// GEMM, oneDNN for the convolution (bias and relu post-op) and the dense layer (inner product,
+// bias and gelu post-op), each in the layouts it chooses, weights reordered once.
 //
 //   bench_search [--def FILE] [--kernel NAME]... [--policy P,...] [--trials 64,200,500,1000]
 //                [--seed S] [--csv FILE] [--keep-records DIR]
@@ -14,10 +14,10 @@
 // kind (and vendors) follows from their name's prefix (matmul, conv2d_nhwc_bias_relu,
 // dense_bias_gelu), their shapes from their inputs. --keep-records keeps each run's records as
 // DIR/<kernel>-<policy>/, a cache the cost-model benchmark can read.
-#include <cblas.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -29,36 +29,15 @@
 #include <stdexcept>
 
 #include "bench_support.h"
+#include "dag/output_tolerance.h"
 #include "onednn_support.h"
+#include "openblas_support.h"
 #include "records/record_filter.h"
 #include "tune/tuner.h"
 
 using namespace ansor;
 
 namespace {
-
-// Inputs in the kernel's argument order, drawn at random, and an output buffer.
-struct VendorBuffers {
-  std::vector<std::vector<float>> inputs;
-  std::vector<float> out;
-  std::vector<const float*> pointers() const {
-    std::vector<const float*> p;
-    for (const auto& in : inputs) p.push_back(in.data());
-    return p;
-  }
-};
-
-VendorBuffers buffers(const std::vector<size_t>& input_sizes, size_t out_size) {
-  VendorBuffers b;
-  for (size_t i = 0; i < input_sizes.size(); ++i) b.inputs.push_back(bench::random_floats(input_sizes[i], static_cast<unsigned>(i + 1)));
-  b.out.resize(out_size);
-  return b;
-}
-
-struct Vendor {
-  std::string name;
-  std::function<double()> time;  // median seconds of one call
-};
 
 std::vector<int64_t> input_shape(const Kernel& kernel, int input) {
   const ComputeDAG& dag = kernel.dag;
@@ -68,50 +47,28 @@ std::vector<int64_t> input_shape(const Kernel& kernel, int input) {
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
-// The libraries that implement the kernel's kind, on its shapes.
-std::vector<Vendor> vendors_for(const Kernel& kernel, bench::OneDnn& d) {
+// The libraries that implement the kernel's kind, on its shapes, called by the protocol.
+std::vector<bench::NamedPreparer> vendors_for(const Kernel& kernel) {
+  using dnnl::memory;
   const std::string& name = kernel.name;
   if (starts_with(name, "matmul")) {
     std::vector<int64_t> a = input_shape(kernel, 0), b = input_shape(kernel, 1);
-    const int64_t m = a[0], k = a[1], n = b[1];
-    auto buf = std::make_shared<VendorBuffers>(buffers({size_t(m * k), size_t(k * n)}, size_t(m * n)));
-    bench::OneDnnTimer onednn = bench::onednn_matmul(d, m, k, n);
-    return {{"OpenBLAS",
-             [buf, m, k, n] {
-               openblas_set_num_threads(ansor_get_num_threads());
-               return bench::median_seconds([&] {
-                 cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1, buf->inputs[0].data(), int(k),
-                             buf->inputs[1].data(), int(n), 0, buf->out.data(), int(n));
-               });
-             }},
-            {"oneDNN", [buf, onednn] { return onednn(buf->pointers(), buf->out.data()); }}};
+    return {{"OpenBLAS", bench::openblas_gemm(1, a[0], a[1], b[1])}, {"oneDNN", bench::onednn_matmul(1, a[0], a[1], b[1], true)}};
   }
   if (starts_with(name, "conv2d_nhwc_bias_relu")) {
-    std::vector<int64_t> x = input_shape(kernel, 0), w = input_shape(kernel, 1);  // X [N, H, W, C], W [R, S, C, K]
-    const int64_t out_elements = x[0] * x[1] * x[2] * w[3];                      // stride 1, "same" padding
-    auto buf = std::make_shared<VendorBuffers>(
-        buffers({size_t(x[0] * x[1] * x[2] * x[3]), size_t(w[0] * w[1] * w[2] * w[3]), size_t(w[3])}, size_t(out_elements)));
-    bench::OneDnnTimer timer = bench::onednn_conv2d_nhwc_bias_relu(d, x[0], x[1], x[2], x[3], w[3], w[0], w[0] / 2);
-    return {{"oneDNN", [buf, timer] { return timer(buf->pointers(), buf->out.data()); }}};
+    std::vector<int64_t> x = input_shape(kernel, 0), w = input_shape(kernel, 1);  // X [N, H, W, C], W [R, S, C, K]; stride 1, "same" padding
+    auto tagged = [](const memory::dims& dims, memory::format_tag tag) { return memory::desc(dims, memory::data_type::f32, tag); };
+    bench::ConvolutionSpec spec{tagged({x[0], x[3], x[1], x[2]}, memory::format_tag::nhwc), tagged({w[3], w[2], w[0], w[1]}, memory::format_tag::hwio),
+                                tagged({x[0], w[3], x[1], x[2]}, memory::format_tag::nhwc), {1, 1}, {0, 0}, {w[0] / 2, w[0] / 2}};
+    spec.bias = true;
+    spec.relu = true;
+    return {{"oneDNN", bench::onednn_convolution(spec)}};
   }
   if (starts_with(name, "dense_bias_gelu")) {
     std::vector<int64_t> x = input_shape(kernel, 0), w = input_shape(kernel, 1);  // X [M, K], W [N, K]
-    const int64_t m = x[0], k = x[1], n = w[0];
-    auto buf = std::make_shared<VendorBuffers>(buffers({size_t(m * k), size_t(n * k), size_t(n)}, size_t(m * n)));
-    bench::OneDnnTimer timer = bench::onednn_dense(d, m, k, n, true);
-    return {{"oneDNN", [buf, timer] { return timer(buf->pointers(), buf->out.data()); }}};
+    return {{"oneDNN", bench::onednn_dense(x[0], x[1], w[0], true)}};
   }
   throw std::invalid_argument(fmt::format("kernel '{}' is of no kind the benchmark knows (matmul*, conv2d_nhwc_bias_relu*, dense_bias_gelu*)", name));
-}
-
-// The fastest of the kernel's vendors now: its name and seconds.
-std::pair<std::string, double> best_vendor(const std::vector<Vendor>& vendors) {
-  std::pair<std::string, double> best{"", std::numeric_limits<double>::infinity()};
-  for (const Vendor& v : vendors) {
-    double seconds = v.time();
-    if (seconds < best.second) best = {v.name, seconds};
-  }
-  return best;
 }
 
 struct Row {
@@ -161,17 +118,37 @@ Run search(const Kernel& kernel, const std::string& policy, const std::vector<in
   return run;
 }
 
-// The run's best program, built and loaded, timed with its const inputs packed once.
-double retime(const Run& run, const std::string& work_dir) {
+// What re-timing found for one run's final best: ours and the fastest native library, timed
+// together by the protocol.
+struct Retimed {
+  double ours = 0, vendor = 0;
+  std::string vendor_name;
+};
+
+// The run's best program, built and loaded, timed with its const inputs packed once beside the
+// kernel's libraries on the same buffers (protocol.h), whose outputs are checked against ours.
+Retimed retime(const Run& run, const Kernel& kernel, int threads, const std::string& work_dir) {
   bench::LoadedKernel loaded(run.kernel, *run.best, work_dir);
   bench::KernelArguments args(loaded.info());
   const ansor_kernel_info& info = loaded.info();
-  return bench::median_seconds([&] { info.call_packed(args.packed_ptrs.data()); });
+  auto ours = [&] { info.call_packed(args.packed_ptrs.data()); };
+  ours();
+  const std::vector<float> ours_out(args.output().begin(), args.output().end());
+  bench::Comparison compared = bench::compare_with_libraries(ours, vendors_for(kernel), args.inputs(), ours_out.size(),
+                                                             bench::output_checker(ours_out, output_tolerance(kernel.dag)), threads, false);
+  for (const bench::LibraryRow& l : compared.libraries) {
+    if (!l.agrees) throw std::runtime_error(fmt::format("{}: {} and ours differ by up to {:.3e}", run.kernel, l.library, l.max_diff));
+    fmt::print("{} {}: {} ({})\n", run.kernel, l.library, bench::library_cell(l), l.implementation);
+  }
+  const bench::LibraryRow* best = bench::best_reported(compared.libraries);
+  if (!best) throw std::runtime_error(fmt::format("{}: no library has a native implementation", run.kernel));
+  return {compared.ours.median, *best->reported_seconds(), best->library};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) try {
+  bench::enter_protocol_environment(argv);
   std::vector<int> budgets = {64, 200, 500, 1000};
   std::vector<std::string> kernels, policies = {"ansor", "ansor-no-crossover", "random"};
   uint64_t seed = 0;
@@ -215,9 +192,7 @@ int main(int argc, char** argv) try {
     }
   }
 
-  bench::OneDnn onednn;
-  std::map<std::string, std::vector<Vendor>> vendors;
-  for (const std::string& name : kernels) vendors.emplace(name, vendors_for(bench::load_kernel(def_text, name), onednn));
+  for (const std::string& name : kernels) vendors_for(bench::load_kernel(def_text, name));  // an unknown kind fails before any tuning
 
   std::string work_dir = bench::temp_path("search");
   std::unique_ptr<Measurer> measurer = bench::host_measurer(work_dir);
@@ -233,20 +208,19 @@ int main(int argc, char** argv) try {
     }
   }
 
-  // Ours and the vendors timed again, kernel by kernel, in the same minute and by one protocol:
-  // the search's own measurements ran in a worker process over minutes of changing load.
-  std::map<std::string, double> retimed;                             // by kernel and policy
-  std::map<std::string, std::pair<std::string, double>> vendor_now;  // by kernel
-  for (const std::string& name : kernels) {
-    vendor_now[name] = best_vendor(vendors.at(name));
-    for (const Run& run : runs)
-      if (run.kernel == name && run.best) retimed[name + "/" + run.policy] = retime(run, work_dir + "-retime");
-    auto again = best_vendor(vendors.at(name));
-    if (again.second < vendor_now[name].second) vendor_now[name] = again;
-  }
+  // Each run's final best timed again beside the libraries, by the protocol: the search's own
+  // measurements ran in a worker process over minutes of changing load.
+  const int threads = measurer->target().threads;
+  measurer.reset();
+  bench::set_all_threads(threads);
+  std::map<std::string, Retimed> retimed;  // by kernel and policy
+  for (const Run& run : runs)
+    if (run.best) retimed[run.kernel + "/" + run.policy] = retime(run, bench::load_kernel(def_text, run.kernel), threads, work_dir + "-retime");
   std::filesystem::remove_all(work_dir + "-retime");
 
-  fmt::print("\nBest GFLOP/s as the search measured it, at each budget; the vendor is the fastest library, timed after the searches\n");
+  fmt::print("\n{}\n\nBest GFLOP/s as the search measured it, at each budget; the vendor is the fastest native library, timed by the "
+             "protocol beside the run's final best\n",
+             bench::wait_policy_description());
   fmt::print("{:<28} {:<19} {:>6} {:>9} {:>10} {:>9} {:>7}\n", "kernel", "policy", "trials", "wall s", "GFLOP/s", "vendor", "ratio");
   std::ofstream csv;
   if (!csv_path.empty()) {
@@ -254,18 +228,18 @@ int main(int argc, char** argv) try {
     csv << "kernel,policy,trials,wall_seconds,best_gflops,vendor,vendor_gflops,retimed_gflops\n";
   }
   for (const Run& run : runs) {
+    auto found = retimed.find(run.kernel + "/" + run.policy);
+    if (found == retimed.end()) continue;
+    const Retimed& again = found->second;
     double flops = bench::load_kernel(def_text, run.kernel).dag.flop_count();
-    const auto& [vendor_name, vendor_seconds] = vendor_now[run.kernel];
-    double vendor = bench::gflops(flops, vendor_seconds);
+    double vendor = bench::gflops(flops, again.vendor);
     for (const Row& row : run.rows) {
       bool last = &row == &run.rows.back();
-      auto found = retimed.find(run.kernel + "/" + run.policy);
-      double again = last && found != retimed.end() ? bench::gflops(flops, found->second) : 0;
       fmt::print("{:<28} {:<19} {:>6} {:>9.0f} {:>10.1f} {:>9.1f} {:>6.2f}x  ({})\n", row.kernel, row.policy, row.trials, row.wall_seconds,
-                 row.best_gflops, vendor, row.best_gflops / vendor, vendor_name);
+                 row.best_gflops, vendor, row.best_gflops / vendor, again.vendor_name);
       if (csv.is_open())
         csv << fmt::format("{},{},{},{:.1f},{:.2f},{},{:.2f},{}\n", row.kernel, row.policy, row.trials, row.wall_seconds, row.best_gflops,
-                           vendor_name, vendor, again > 0 ? fmt::format("{:.2f}", again) : "");
+                           again.vendor_name, vendor, last ? fmt::format("{:.2f}", bench::gflops(flops, again.ours)) : "");
     }
   }
   fmt::print("\nEach run's final best, timed again in this process beside the vendor (const inputs packed once on both sides)\n");
@@ -274,9 +248,9 @@ int main(int argc, char** argv) try {
     auto found = retimed.find(run.kernel + "/" + run.policy);
     if (found == retimed.end() || run.rows.empty()) continue;
     double flops = bench::load_kernel(def_text, run.kernel).dag.flop_count();
-    double again = bench::gflops(flops, found->second), vendor = bench::gflops(flops, vendor_now[run.kernel].second);
+    double again = bench::gflops(flops, found->second.ours), vendor = bench::gflops(flops, found->second.vendor);
     fmt::print("{:<28} {:<19} {:>10.1f} {:>10.1f} {:>9.1f} {:>6.2f}x  ({})\n", run.kernel, run.policy, run.rows.back().best_gflops, again,
-               vendor, again / vendor, vendor_now[run.kernel].first);
+               vendor, again / vendor, found->second.vendor_name);
   }
   return 0;
 } catch (const std::exception& e) {

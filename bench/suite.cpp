@@ -7,9 +7,11 @@
 // Each kernel is tuned until the cache (default: bench-results/cache) holds N of its measured
 // schedules (default 1000): records of earlier runs count, so a larger budget continues a smaller
 // one and a repeated run only times (--time-only: whatever the cache holds, no kernel measured).
-// Then every kernel is timed: its best program (plain, and with
-// const inputs packed once), the naive program, and each library that implements the operator
-// (suite_libraries.h), whose output is checked against ours under the project's tolerance.
+// Then every kernel is timed by the benchmarks' protocol (protocol.h, bench/README.md): its best
+// program with const inputs packed once, interleaved over rounds with each library that
+// implements the operator (suite_libraries.h; layouts of the library's choosing, its plain-I/O
+// call and its reorders beside), then the same at one thread; its output checked against ours
+// under the project's tolerance; our plain call and the naive program after.
 // Kernels whose arithmetic intensity is below kMemoryBoundIntensity are also reported in GB/s
 // against the streaming bandwidth of copies of the same working set (streaming_copy.h).
 //
@@ -46,32 +48,39 @@ namespace {
 // run on (about 230 GFLOP/s against 30-60 GB/s), so it is judged by GB/s.
 constexpr double kMemoryBoundIntensity = 4.0;
 
-struct LibraryTime {
-  std::string library, implementation;
-  double seconds = 0;
-  double max_diff = 0;  // |library - ours|, largest element
-  bool agrees = true;
-};
-
 struct Row {
   std::string kernel, op;
   double flops = 0, bytes = 0;
   int trials = 0;
-  double ours = 0, plain = 0, naive = 0;  // seconds; ours is packed once where there are const inputs
-  std::vector<LibraryTime> libraries;
+  bench::Spread ours;                            // packed once where there are const inputs
+  std::optional<bench::Spread> ours_one_thread;
+  double plain = 0, naive = 0;                   // seconds: our plain call (packing per call), the naive program
+  std::vector<bench::LibraryRow> libraries;
   double stream_gbs = 0;  // memory-bound kernels: the copy bandwidth at this working set
 
   bool memory_bound() const { return flops / bytes < kMemoryBoundIntensity; }
-  const LibraryTime* best_library() const {
-    const LibraryTime* best = nullptr;
-    for (const LibraryTime& l : libraries)
-      if (!best || l.seconds < best->seconds) best = &l;
-    return best;
-  }
-  const LibraryTime* library(const std::string& name) const {
-    for (const LibraryTime& l : libraries)
+  const bench::LibraryRow* library(const std::string& name) const {
+    for (const bench::LibraryRow& l : libraries)
       if (l.library == name) return &l;
     return nullptr;
+  }
+  // Our speed over the fastest native library, at the run's threads and at one.
+  std::optional<double> speed() const {
+    const bench::LibraryRow* best = bench::best_reported(libraries);
+    if (!best) return std::nullopt;
+    return *best->reported_seconds() / ours.median;
+  }
+  // The fastest native library at one thread.
+  const bench::LibraryRow* best_one_thread() const {
+    const bench::LibraryRow* best = nullptr;
+    for (const bench::LibraryRow& l : libraries)
+      if (l.reported_seconds() && l.one_thread && (!best || l.one_thread->median < best->one_thread->median)) best = &l;
+    return best;
+  }
+  std::optional<double> speed_one_thread() const {
+    const bench::LibraryRow* best = best_one_thread();
+    if (!best || !ours_one_thread) return std::nullopt;
+    return best->one_thread->median / ours_one_thread->median;
   }
 };
 
@@ -109,47 +118,78 @@ std::vector<CurvePoint> tuning_curve(const std::vector<Record>& records, const R
   return curve;
 }
 
-double geomean(const std::vector<double>& values) {
-  double log_sum = 0;
-  for (double v : values) log_sum += std::log(v);
-  return values.empty() ? 0 : std::exp(log_sum / static_cast<double>(values.size()));
-}
+std::string speed_cell(std::optional<double> speed) { return speed ? fmt::format("{:.2f}×", *speed) : "—"; }
 
 std::string table(const std::vector<Row>& rows, const std::vector<std::string>& libraries) {
-  std::string out = "| kernel | trials | GFLOP | ours ms | ours GFLOP/s | plain call ms | naive ms |";
-  std::string rule = "|---|---:|---:|---:|---:|---:|---:|";
+  std::string out = "| kernel | trials | ours ms [min–max] | GFLOP/s |";
+  std::string rule = "|---|---:|---:|---:|";
   for (const std::string& l : libraries) {
-    out += fmt::format(" {} ms |", l);
+    out += fmt::format(" {} ms [min–max] |", l);
     rule += "---:|";
   }
-  out += " best library | ours / best library (speed) | GB/s (ours) | % of stream |\n";
-  out += rule + "---|---:|---:|---:|\n";
+  out += " speed vs best library |";
+  rule += "---:|";
+  for (const std::string& l : libraries) {
+    out += fmt::format(" {0} plain I/O ms | {0} reorders ms |", l);
+    rule += "---:|---:|";
+  }
+  out += " 1 thread: ours ms | 1 thread: best library ms | 1 thread: speed | our plain call ms | naive ms | GB/s (ours) | % of stream |\n";
+  out += rule + "---:|---:|---:|---:|---:|---:|---:|\n";
   for (const Row& r : rows) {
-    out += fmt::format("| {} | {} | {:.3f} | {:.4f} | {:.1f} | {:.4f} | {:.3f} |", r.kernel, r.trials, r.flops / 1e9, r.ours * 1e3,
-                       r.flops / r.ours / 1e9, r.plain * 1e3, r.naive * 1e3);
+    out += fmt::format("| {} | {} | {} | {:.1f} |", r.kernel, r.trials, bench::format_ms(r.ours), r.flops / r.ours.median / 1e9);
     for (const std::string& l : libraries) {
-      const LibraryTime* t = r.library(l);
-      out += t ? fmt::format(" {:.4f}{} |", t->seconds * 1e3, t->agrees ? "" : " (differs)") : " — |";
+      const bench::LibraryRow* t = r.library(l);
+      out += t ? fmt::format(" {}{} |", bench::library_cell(*t), t->agrees ? "" : " (differs)") : " — |";
     }
-    const LibraryTime* best = r.best_library();
-    out += best ? fmt::format(" {} | {:.2f}× |", best->library, best->seconds / r.ours) : " none | — |";
-    double gbs = r.bytes / r.ours / 1e9;
+    out += fmt::format(" {} |", speed_cell(r.speed()));
+    for (const std::string& l : libraries) {
+      const bench::LibraryRow* t = r.library(l);
+      out += t && t->plain_io ? fmt::format(" {} | {} |", bench::format_ms(t->plain_io->median), bench::format_ms(t->reorders->median)) : " — | — |";
+    }
+    const bench::LibraryRow* best_one = r.best_one_thread();
+    out += fmt::format(" {} | {} | {} | {} | {} |", r.ours_one_thread ? bench::format_ms(r.ours_one_thread->median) : "—",
+                       best_one ? fmt::format("{} ({})", bench::format_ms(best_one->one_thread->median), best_one->library) : "—",
+                       speed_cell(r.speed_one_thread()), bench::format_ms(r.plain), bench::format_ms(r.naive));
+    double gbs = r.bytes / r.ours.median / 1e9;
     out += r.memory_bound() ? fmt::format(" {:.1f} | {:.0f}% |\n", gbs, 100 * gbs / r.stream_gbs) : " | |\n";
   }
   return out;
 }
 
+// A CSV field: quoted, as implementation names and layouts hold commas.
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
 void write_csv(const std::filesystem::path& path, const std::vector<Row>& rows, const std::vector<std::string>& libraries) {
   std::ofstream out(path);
-  out << "kernel,operator,flops,bytes,trials,ours_ms,ours_plain_ms,naive_ms,memory_bound,stream_gbs";
-  for (const std::string& l : libraries) out << "," << l << "_ms," << l << "_implementation";
+  out << "kernel,operator,flops,bytes,trials,ours_ms,ours_min_ms,ours_max_ms,ours_one_thread_ms,ours_plain_ms,naive_ms,memory_bound,"
+         "stream_gbs";
+  for (const std::string& l : libraries)
+    out << fmt::format(",{0}_ms,{0}_min_ms,{0}_max_ms,{0}_plain_io_ms,{0}_reorders_ms,{0}_one_thread_ms,{0}_implementation,{0}_native,"
+                       "{0}_layouts",
+                       l);
   out << "\n";
+  auto value = [](std::optional<double> seconds) { return seconds ? fmt::format("{:.6f}", *seconds * 1e3) : std::string(); };
   for (const Row& r : rows) {
-    out << fmt::format("{},{},{:.0f},{:.0f},{},{:.6f},{:.6f},{:.6f},{},{:.3f}", r.kernel, r.op, r.flops, r.bytes, r.trials, r.ours * 1e3,
-                       r.plain * 1e3, r.naive * 1e3, r.memory_bound() ? 1 : 0, r.stream_gbs);
+    out << fmt::format("{},{},{:.0f},{:.0f},{},{:.6f},{:.6f},{:.6f},{},{:.6f},{:.6f},{},{:.3f}", r.kernel, r.op, r.flops, r.bytes, r.trials,
+                       r.ours.median * 1e3, r.ours.min * 1e3, r.ours.max * 1e3,
+                       value(r.ours_one_thread ? std::optional(r.ours_one_thread->median) : std::nullopt), r.plain * 1e3, r.naive * 1e3,
+                       r.memory_bound() ? 1 : 0, r.stream_gbs);
     for (const std::string& l : libraries) {
-      const LibraryTime* t = r.library(l);
-      out << (t ? fmt::format(",{:.6f},{}", t->seconds * 1e3, t->implementation) : ",,");
+      const bench::LibraryRow* t = r.library(l);
+      if (!t) {
+        out << ",,,,,,,,,";
+        continue;
+      }
+      // The time columns hold only what stands for the library's speed; a reference or fallback
+      // implementation is named, with its native flag 0, and its times left empty.
+      const bool native = t->reported_seconds().has_value();
+      auto when_native = [&](std::optional<bench::Spread> s, double bench::Spread::*field) {
+        return native && s ? value((*s).*field) : std::string();
+      };
+      out << fmt::format(",{},{},{},{},{},{},{},{},{}", when_native(t->time, &bench::Spread::median), when_native(t->time, &bench::Spread::min),
+                         when_native(t->time, &bench::Spread::max), when_native(t->plain_io, &bench::Spread::median),
+                         when_native(t->reorders, &bench::Spread::median), when_native(t->one_thread, &bench::Spread::median),
+                         quoted(t->implementation), native ? 1 : 0, quoted(t->layouts));
     }
     out << "\n";
   }
@@ -158,6 +198,7 @@ void write_csv(const std::filesystem::path& path, const std::vector<Row>& rows, 
 }  // namespace
 
 int main(int argc, char** argv) try {
+  bench::enter_protocol_environment(argv);
   TuneOptions tune;
   tune.trials = 1000;
   std::string def_path = ANSOR_BENCH_SOURCE_DIR "/bench/suite.def", cache_dir = "bench-results/cache", out_dir = "bench-results";
@@ -220,8 +261,11 @@ int main(int argc, char** argv) try {
   TuneOptions copy_tune = tune;
   copy_tune.trials = std::clamp(tune.trials, 32, 64);
   copies.build(*measurer, cache, copy_tune, work_dir);
-  measurer.reset();
 
+  // Every runtime at the tuning target's thread count, from here on.
+  const int threads = measurer->target().threads;
+  measurer.reset();
+  bench::set_all_threads(threads);
   std::vector<std::string> libraries;  // the libraries with a column, in the order first met
   std::vector<Row> rows;
   bool all_agree = true;
@@ -234,28 +278,24 @@ int main(int argc, char** argv) try {
     row.flops = tuned.flops;
     row.bytes = bench::argument_bytes(tuned);
     fmt::print("timing {}\n", row.kernel);
-    row.plain = bench::median_seconds([&] { tuned.call(args.plain_ptrs.data()); });
-    row.ours = args.has_const ? bench::median_seconds([&] { tuned.call_packed(args.packed_ptrs.data()); }) : row.plain;
-    std::vector<float> ours(args.output().begin(), args.output().end());
-    double largest = 0;
-    for (float v : ours) largest = std::max(largest, static_cast<double>(std::fabs(v)));
-    for (const bench::LibraryRun& run : bench::suite_library_runs(row.op, tuned)) {
-      std::vector<float> theirs(ours.size());
-      bench::LibraryTiming timing = run.time(args.inputs(), theirs.data());
-      LibraryTime t{run.library, timing.implementation, timing.seconds};
-      for (size_t j = 0; j < ours.size(); ++j) {
-        t.max_diff = std::max(t.max_diff, static_cast<double>(std::fabs(ours[j] - theirs[j])));
-        t.agrees = t.agrees && within_output_tolerance(theirs[j], ours[j], built[i].tolerance, largest);
-      }
+    auto ours = [&] { args.has_const ? tuned.call_packed(args.packed_ptrs.data()) : tuned.call(args.plain_ptrs.data()); };
+    ours();
+    const std::vector<float> ours_out(args.output().begin(), args.output().end());
+    bench::Comparison compared = bench::compare_with_libraries(ours, bench::suite_libraries(row.op, tuned), args.inputs(), ours_out.size(),
+                                                               bench::output_checker(ours_out, built[i].tolerance), threads, true);
+    row.ours = compared.ours;
+    row.ours_one_thread = compared.ours_one_thread;
+    row.libraries = std::move(compared.libraries);
+    for (const bench::LibraryRow& t : row.libraries) {
       if (!t.agrees) {
-        fmt::print(stderr, "{}: {} and ours differ by up to {:.3e}\n", row.kernel, run.library, t.max_diff);
+        fmt::print(stderr, "{}: {} and ours differ by up to {:.3e}\n", row.kernel, t.library, t.max_diff);
         all_agree = false;
       }
-      if (std::find(libraries.begin(), libraries.end(), run.library) == libraries.end()) libraries.push_back(run.library);
-      row.libraries.push_back(t);
+      if (std::find(libraries.begin(), libraries.end(), t.library) == libraries.end()) libraries.push_back(t.library);
     }
+    row.plain = bench::median_seconds([&] { tuned.call(args.plain_ptrs.data()); });
     row.naive = time_naive([&] { naive.call(args.plain_ptrs.data()); });
-    rows.push_back(row);
+    rows.push_back(std::move(row));
   }
   copies.time();
   for (Row& row : rows)
@@ -273,41 +313,58 @@ int main(int argc, char** argv) try {
     for (const CurvePoint& p : curve) curves << fmt::format("{},{},{},{:.3f}\n", rows[i].kernel, p.trial, p.seconds, p.best_gflops);
   }
 
-  // oneDNN's reference implementations ("ref:any") are correct but not meant to be fast: the mean
-  // is given with and without them.
-  std::vector<double> over_onednn, over_onednn_fast;
-  std::string below, implementations;
+  // Means over the operators where a library has a native implementation: a reference or
+  // fallback implementation never stands for the library's speed (protocol.h).
+  std::vector<double> over_best, over_best_one_thread, over_onednn, over_best_plain_io;
+  std::string below, implementations, no_native;
   for (const Row& r : rows) {
-    if (const LibraryTime* t = r.library("oneDNN")) {
-      over_onednn.push_back(t->seconds / r.ours);
-      if (t->implementation.rfind("ref", 0) != 0) over_onednn_fast.push_back(t->seconds / r.ours);
+    if (auto speed = r.speed()) over_best.push_back(*speed);
+    if (auto speed = r.speed_one_thread()) over_best_one_thread.push_back(*speed);
+    if (const bench::LibraryRow* t = r.library("oneDNN"); t && t->reported_seconds()) over_onednn.push_back(*t->reported_seconds() / r.ours.median);
+    // The plain-I/O reading: each library from row-major buffers, reorders inside its call.
+    double best_plain = 0;
+    for (const bench::LibraryRow& t : r.libraries)
+      if (t.reported_seconds()) {
+        double seconds = t.plain_io ? t.plain_io->median : t.time.median;
+        best_plain = best_plain == 0 ? seconds : std::min(best_plain, seconds);
+      }
+    if (best_plain > 0) over_best_plain_io.push_back(best_plain / r.ours.median);
+    for (const bench::LibraryRow& t : r.libraries) {
+      implementations += fmt::format("\n- {} {}: {}{}", r.kernel, t.library, t.implementation,
+                                     t.layouts.empty() ? "" : fmt::format(" (layouts: {})", t.layouts));
+      if (!t.non_native.empty()) no_native += fmt::format("\n- {} {}: {}", r.kernel, t.library, t.non_native);
     }
-    for (const LibraryTime& t : r.libraries) implementations += fmt::format("{} {}: {}; ", r.kernel, t.library, t.implementation);
-    const LibraryTime* best = r.best_library();
-    if (best && best->seconds / r.ours < 0.7) below += fmt::format(" {} ({:.2f}× {})", r.kernel, best->seconds / r.ours, best->library);
-    if (r.memory_bound() && r.bytes / r.ours / 1e9 < 0.7 * r.stream_gbs)
-      below += fmt::format(" {} ({:.0f}% of stream)", r.kernel, 100 * r.bytes / r.ours / 1e9 / r.stream_gbs);
+    if (auto speed = r.speed(); speed && *speed < 1.0)
+      below += fmt::format(" {} ({:.2f}× {})", r.kernel, *speed, bench::best_reported(r.libraries)->library);
+    if (r.memory_bound() && r.bytes / r.ours.median / 1e9 < 0.7 * r.stream_gbs)
+      below += fmt::format(" {} ({:.0f}% of stream)", r.kernel, 100 * r.bytes / r.ours.median / 1e9 / r.stream_gbs);
   }
+  std::string parallel_costs;
+  for (const bench::ParallelCallCost& c : bench::empty_parallel_call_costs())
+    parallel_costs += fmt::format("{}{}: {:.2f} µs back to back, {:.1f} µs after 5 ms idle", parallel_costs.empty() ? "" : "; ", c.runtime,
+                                  c.back_to_back_seconds * 1e6, c.after_idle_seconds * 1e6);
   std::vector<std::string> found = bench::libraries_found(), missing = bench::libraries_missing();
-  // oneDNN's OpenMP threads spin between calls unless told otherwise, which costs whole scheduler
-  // ticks on a shared machine: bench/run-suite.sh sets it passive, and the report says which ran.
-  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");
   std::string report = fmt::format(
-      "The operator suite on {}, {} threads, kernels built by {}, {} (the trials column is what the cache holds). Libraries: {}.{} "
-      "OMP_WAIT_POLICY={}.\n"
-      "Medians of one call; ours is packed once where the kernel has const inputs. Kernels below {} FLOP per byte of arguments are "
-      "memory-bound: GB/s counts every argument once, against the best streaming copy of the same working set.\n\n{}\n"
-      "Geometric mean of our speed over oneDNN's: {:.2f}× over {} kernels; {:.2f}× over the {} where oneDNN has more than a reference "
-      "implementation. Below 0.7× the best library or 70% of stream:{}\n\nLibrary implementations: {}\n\n"
-      "Streaming copies (working set = bytes read + written):\n\n{}",
-      target, ansor_get_num_threads(), compiler,
+      "The operator suite on {}, {} threads on every side, kernels built by {}, {} (the trials column is what the cache holds). "
+      "Libraries: {}.{}\n\n"
+      "Protocol (bench/README.md): ours (const inputs packed once) and each library interleaved over {} rounds, the median of the "
+      "rounds' medians with the fastest and slowest round; libraries in the layouts they choose (`any`), inputs and weights reordered "
+      "once outside the timing, their per-call reorders and a plain-I/O call (reorders inside) beside; then the same at 1 thread. "
+      "{}. An empty parallel call costs {}. Kernels below {} FLOP per byte of arguments are memory-bound: GB/s counts every argument "
+      "once, against the best streaming copy of the same working set.\n\n{}\n"
+      "Geometric mean of our speed over the best library with a native implementation: **{:.2f}×** over {} kernels (over oneDNN: "
+      "{:.2f}× over {}); from row-major buffers (libraries' plain-I/O calls): {:.2f}×; at 1 thread: {:.2f}× over {}. Below 1.0× the "
+      "best library or 70% of stream:{}\n\n"
+      "Implementations:{}\n\nNot counted as a library's speed:{}\n\nStreaming copies (working set = bytes read + written):\n\n{}",
+      target, threads, compiler,
       time_only ? std::string("timing the cache's best schedules")
                 : fmt::format("tuned to {} trials of the {} policy per kernel (seed {})", tune.trials, tune.policy, tune.seed),
       found.empty() ? "none" : fmt::format("{}", fmt::join(found, ", ")),
-      missing.empty() ? "" : fmt::format(" Missing: {}.", fmt::join(missing, "; ")), wait_policy ? wait_policy : "unset",
-      kMemoryBoundIntensity, table(rows, libraries),
-      geomean(over_onednn), over_onednn.size(), geomean(over_onednn_fast), over_onednn_fast.size(), below.empty() ? " none" : below,
-      implementations.empty() ? "none" : implementations.substr(0, implementations.size() - 2), copies.table());
+      missing.empty() ? "" : fmt::format(" Missing: {}.", fmt::join(missing, "; ")), bench::kRounds, bench::wait_policy_description(),
+      parallel_costs, kMemoryBoundIntensity, table(rows, libraries), bench::geomean(over_best), over_best.size(),
+      bench::geomean(over_onednn), over_onednn.size(), bench::geomean(over_best_plain_io), bench::geomean(over_best_one_thread),
+      over_best_one_thread.size(), below.empty() ? " none" : below, implementations.empty() ? " none" : implementations,
+      no_native.empty() ? " none" : no_native, copies.table());
   fmt::print("\n{}", report);
   std::ofstream(std::filesystem::path(out_dir) / "suite.md") << report;
   write_csv(std::filesystem::path(out_dir) / "suite.csv", rows, libraries);

@@ -18,8 +18,7 @@ shift
 build=${ANSOR_BUILD_DIR:-build}
 ./scripts/configure.sh "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" --target bench_suite
-# oneDNN runs on OpenMP: threads that spin between calls lose whole scheduler ticks on a shared
-# machine; the kernels run on as many threads as the runtime uses.
-OMP_WAIT_POLICY=passive "$build/bench/bench_suite" --trials "$trials" --cache bench-results/cache --out bench-results "$@"
+# The benchmark sets every thread runtime's count and spin itself (bench/README.md).
+"$build/bench/bench_suite" --trials "$trials" --cache bench-results/cache --out bench-results "$@"
 # Debian's python3, which has python3-matplotlib (install-deps.sh).
 /usr/bin/python3 bench/plot_suite.py bench-results

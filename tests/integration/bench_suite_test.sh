@@ -3,12 +3,15 @@
 # 4 trials, timed, checked against oneDNN and OpenBLAS, written as a table, a CSV and tuning
 # curves, and drawn when matplotlib is there; a second run with the cache only times, as does
 # --time-only under a larger budget; a kernel whose library definition does not match ours is
-# reported as differing and fails the run.
+# reported as differing and fails the run. The report follows the protocol (bench/README.md):
+# matched thread waiting, rounds, named implementations, a native norm, and no reference
+# implementation's time.
 #   BENCH_SUITE  the bench_suite executable
 source "$(dirname "$0")/common.sh"
 : "${BENCH_SUITE:?set BENCH_SUITE to the bench_suite executable}"
 rm -rf "$WORK_DIR"
 mkdir -p "$WORK_DIR"
+# The benchmark replaces a passive wait policy with the protocol's matched spin.
 export OMP_WAIT_POLICY=passive
 
 step "tune and time three kernels of bench/suite.def"
@@ -22,11 +25,22 @@ done
 # Memory-bound kernels are judged by GB/s against the copy; the GEMM is not.
 grep -q "^| nrm_b1 | .*% |$" "$WORK_DIR/out/suite.md" || fail "nrm_b1 has no share of the streaming bandwidth"
 grep -q "^| gmm_b1 | .* | |$" "$WORK_DIR/out/suite.md" || fail "gmm_b1 should not be judged by bandwidth"
-if grep -q "Libraries: .*oneDNN" "$WORK_DIR/out/suite.md"; then
-  grep -q "^| softmax_b1 | .*| oneDNN |" "$WORK_DIR/out/suite.md" || fail "softmax_b1 was not compared with oneDNN"
+step "the report follows the protocol"
+md="$WORK_DIR/out/suite.md"
+grep -q "Thread waiting matched: .*GOMP_SPINCOUNT=[0-9][0-9]* with OMP_WAIT_POLICY unset" "$md" || fail "the report does not show the matched spin"
+grep -q "interleaved over 5 rounds" "$md" || fail "the report does not say how ours and the libraries were interleaved"
+grep -q "An empty parallel call costs ansor pool: " "$md" || fail "the empty parallel call was not measured"
+grep -q "1 thread: ours ms" "$md" || fail "there is no one-thread column"
+if grep -q "Libraries: .*oneDNN" "$md"; then
+  grep -q "^- softmax_b1 oneDNN: " "$md" || fail "softmax_b1 was not compared with oneDNN"
+  grep -q "^- nrm_b1 oneDNN: \(brg\|jit\)" "$md" || fail "the norm's oneDNN formulation is not native"
+  ! grep -q "ref:any" "$md" || fail "a reference implementation was timed"
+  oncol=$(head -1 "$WORK_DIR/out/suite.csv" | tr ',' '\n' | grep -n '^oneDNN_ms$' | cut -d: -f1)
+  [ -n "$(grep '^softmax_b1,' "$WORK_DIR/out/suite.csv" | cut -d, -f"$oncol")" ] || fail "suite.csv has no oneDNN time of softmax_b1"
 fi
-if grep -q "Libraries: .*OpenBLAS" "$WORK_DIR/out/suite.md"; then
-  grep -q "OpenBLAS ms" "$WORK_DIR/out/suite.md" || fail "gmm_b1 was not timed with OpenBLAS"
+if grep -q "Libraries: .*OpenBLAS" "$md"; then
+  grep -q "OpenBLAS ms" "$md" || fail "gmm_b1 was not timed with OpenBLAS"
+  grep -q "^- gmm_b1 OpenBLAS: cblas_sgemm (.* kernels)" "$md" || fail "OpenBLAS's core is not named"
 fi
 
 step "a second run finds the budget spent and only times"
