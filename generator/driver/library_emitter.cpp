@@ -122,7 +122,10 @@ ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options,
       for (auto& n : notes) warnings += "\n  " + n;
       if (best) {
         auto& [record, lowered] = *best;
-        std::string note = fmt::format("tuned record, {:.3f} ms{}", record.record.seconds * 1e3, warnings);
+        // Which generator measured the record: records of older ones still replay (docs/records.md).
+        const std::string& made_by = record.record.generator_version;
+        std::string note = fmt::format("tuned record, {:.3f} ms{}{}", record.record.seconds * 1e3,
+                                       made_by.empty() ? "" : ", measured by ansor-gen " + made_by, warnings);
         return {std::move(record.state), std::move(lowered), "tuned", std::move(note)};
       }
       return lowered_choice(default_schedule(dag, session.sampler_context()), lower, "default", "no tuned record: default schedule" + warnings);
