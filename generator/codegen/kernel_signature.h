@@ -1,4 +1,4 @@
-// The C interface of a generated kernel (KERNELS_DEF.md, "The emitted C interface"): one
+// The C interface of a generated kernel (docs/language.md, "The emitted C interface"): one
 // pointer per input in declaration order, then one per output, typed by dtype.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Recursive-descent parser for kernels.def (grammar in KERNELS_DEF.md).
+// Recursive-descent parser for kernels.def (grammar in docs/language.md).
 #include "lang/parser.h"
 
 #include <fmt/format.h>

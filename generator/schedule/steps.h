@@ -1,4 +1,4 @@
-// The transform steps (see schedule/step.h and DESIGN.md part 3). Fields are public and
+// The transform steps (see schedule/step.h and generator/README.md, "schedule"). Fields are public and
 // immutable: to change a step (annotation filling in tile sizes, mutation), build a new one and
 // replay.
 #pragma once

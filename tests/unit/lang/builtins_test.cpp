@@ -1,4 +1,4 @@
-// The built-in tensor operators of KERNELS_DEF.md: each expands into operations with the
+// The built-in tensor operators of docs/language.md: each expands into operations with the
 // documented output shapes (strides, padding, dilation, groups, broadcasting, layouts), and each
 // rejects bad arguments (tensor count, rank, shapes, keywords, values) at the right place.
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// Every error the kernels.def front end reports (the "Errors" section of KERNELS_DEF.md and each
+// Every error the kernels.def front end reports (the "Errors" section of docs/language.md and each
 // distinct error of the lexer, parser and semantic analysis; built-in argument errors are in
 // builtins_test.cpp): a small input that triggers it, the exact line and column it names, and a
 // distinctive part of its message. Also the rendered form: `file:line:col: error: message`, the

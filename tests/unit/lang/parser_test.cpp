@@ -1,4 +1,4 @@
-// The parser of kernels.def: every statement form of the grammar in KERNELS_DEF.md becomes the
+// The parser of kernels.def: every statement form of the grammar in docs/language.md becomes the
 // expected syntax tree, with the locations errors point at, and expressions group by the
 // documented precedence and associativity. Syntax errors are in errors_test.cpp.
 #include "lang/parser.h"
