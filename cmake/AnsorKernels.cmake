@@ -208,6 +208,13 @@ function(ansor_add_kernels lib)
     set(cache_args --cache "${cache_dir}")
   else()
     set(cache_args)
+    if(ARG_SCHEDULE STREQUAL "best")
+      # With a cache the build's records check names the untuned kernels; without one, every
+      # kernel is untuned, and TRIALS cannot tune (records need a place to live).
+      message(WARNING "ansor_add_kernels(${lib}): no CACHE_DIR, so no kernel has a tuning record and every kernel "
+                      "runs its default schedule (not tuned); TRIALS ${ARG_TRIALS} does nothing without one. "
+                      "Give CACHE_DIR <dir> to tune (TRIALS, or the ${lib}_tune target) and to replay records.")
+    endif()
   endif()
 
   list(GET targets 0 first_target)
@@ -393,6 +400,14 @@ function(ansor_add_kernels lib)
   set_property(TARGET ${lib} PROPERTY ANSOR_KERNELS "${ANSOR_KERNEL_NAMES}")
   set_property(TARGET ${lib} PROPERTY ANSOR_HEADER "${out_dir}/${lib}.h")
   set_property(TARGET ${lib} PROPERTY ANSOR_TARGETS "${targets}")
+  set(native_targets)
+  foreach(t IN LISTS targets)
+    _ansor_flags_for_target(vflags "${t}" ${flags})
+    if(vflags MATCHES "(^|;)-m(arch|cpu)=native(;|$)")
+      list(APPEND native_targets "${t}")
+    endif()
+  endforeach()
+  set_property(TARGET ${lib} PROPERTY ANSOR_NATIVE_TARGETS "${native_targets}")
 
   if(stamps)
     # With records to replay, every build asks the generator which records each kernel would
@@ -441,6 +456,16 @@ function(ansor_install_kernels lib)
   get_target_property(header ${lib} ANSOR_HEADER)
   if(NOT header)
     message(FATAL_ERROR "ansor_install_kernels(${lib}): ${lib} was not made by ansor_add_kernels()")
+  endif()
+  get_target_property(native_targets ${lib} ANSOR_NATIVE_TARGETS)
+  if(native_targets)
+    # Such an archive runs only on CPUs with every feature of the build machine: fine for one's
+    # own servers, a crash (illegal instruction) elsewhere.
+    string(REPLACE ";" ", " native_list "${native_targets}")
+    message(WARNING "ansor_install_kernels(${lib}): the package ships kernels built with -march=native (${native_list}), "
+                    "which run only on CPUs with every instruction set of this machine. To ship to other machines, build "
+                    "for named CPUs: TARGET x86-64-v3 (any AVX2 CPU), or TARGETS x86-64-v3 x86-64-v4 ... (one variant "
+                    "each, the best the CPU runs chosen at run time).")
   endif()
   include(GNUInstallDirs)
   include(CMakePackageConfigHelpers)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Integration test: a consumer whose kernels.def has an error fails at configure time, with a
 # message naming kernels.def:LINE:COL, and generates nothing; so does a CUDA TARGET in a project
-# without the CUDA language; once both are fixed, the same build directory configures.
+# without the CUDA language; once both are fixed, the same build directory configures. Its
+# warnings: installing a -march=native (TARGET host) package names the portable targets, a
+# named CPU does not warn, and a library without a CACHE_DIR is said to run untuned.
 source "$(dirname "$0")/common.sh"
 
 install_ansor
@@ -46,5 +48,22 @@ grep -qF "TARGET cuda:sm_80 builds CUDA kernels" "$WORK_DIR/cuda.log" || fail "t
 step "configuring the same build directory again for the host"
 run "$WORK_DIR/reconfigure.log" "$CMAKE" -S "$source_dir" -B "$build" -DCONSUMER_TARGET=host
 [[ -f $build/ansor/consumer_kernels/consumer_kernels.h ]] || fail "the fixed kernels.def generated no header"
+# CMake wraps and indents a warning's text: read the log as one line, spaces squeezed (grep
+# reads all of it: no early exit to break the pipe under pipefail).
+flat() { tr '\n' ' ' <"$1" | tr -s ' '; }
+flat "$WORK_DIR/reconfigure.log" | grep -F "ansor_install_kernels(consumer_kernels): the package ships kernels built with -march=native (host)" >/dev/null &&
+  flat "$WORK_DIR/reconfigure.log" | grep -F "TARGET x86-64-v3 (any AVX2 CPU)" >/dev/null ||
+  fail "installing a TARGET host library gave no warning about -march=native and no portable alternative"
+! flat "$WORK_DIR/reconfigure.log" | grep -F "no CACHE_DIR" >/dev/null || fail "a consumer with a CACHE_DIR was warned that it has none"
+
+step "configuring for a named CPU: the package is portable, no warning"
+run "$WORK_DIR/named-cpu.log" "$CMAKE" -S "$source_dir" -B "$build" -DCONSUMER_TARGET=x86-64-v3
+! flat "$WORK_DIR/named-cpu.log" | grep -F "built with -march=native" >/dev/null || fail "a TARGET x86-64-v3 package was called -march=native"
+
+step "configuring without a CACHE_DIR: every kernel is untuned, and the configure says so"
+run "$WORK_DIR/no-cache.log" "$CMAKE" -S "$source_dir" -B "$build" -DCONSUMER_CACHE_DIR= -DCONSUMER_TRIALS=8
+flat "$WORK_DIR/no-cache.log" | grep -F "ansor_add_kernels(consumer_kernels): no CACHE_DIR" >/dev/null &&
+  flat "$WORK_DIR/no-cache.log" | grep -F "TRIALS 8 does nothing without one" >/dev/null ||
+  fail "without a CACHE_DIR the configure did not warn that every kernel runs untuned"
 echo
 echo "PASS: a broken kernels.def is a configure error at $def:$line:$column"
