@@ -13,11 +13,12 @@
 #include "measure/host_target.h"
 #include "support/file_name.h"
 #include "tune/learned_scorer.h"
-#include "tune/record_travel.h"
 
 namespace ansor {
 
-TuningSession::TuningSession(SessionOptions options) : options_(std::move(options)) {}
+TuningSession::TuningSession(SessionOptions options) : TuningSession(options, TuningCache(options.cache_dir)) {}
+
+TuningSession::TuningSession(SessionOptions options, TuningCache records) : options_(std::move(options)), records_(std::move(records)) {}
 
 std::vector<std::string> TuningSession::kernel_flags() const { return options_.flags.empty() ? default_kernel_flags() : options_.flags; }
 
@@ -63,24 +64,8 @@ Measurer& TuningSession::measurer() {
 
 std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, std::vector<std::string>& notes) {
   if (options_.cache_dir.empty()) return {};
-  TuningCache cache(options_.cache_dir);
-  TuningCache::Loaded loaded = cache.load(target().to_string());
-  notes.insert(notes.end(), loaded.warnings.begin(), loaded.warnings.end());
   RecordScope scope{std::make_shared<const ComputeDAG>(kernel.dag), target().to_string(), compiler().identity()};
-  std::vector<ReplayedRecord> found = best_records(loaded.records, scope, k, notes);
-  if (!found.empty()) return found;
-  // Records travel: none of this target, so those of the most alike target with the same ISA.
-  for (const std::string& other : related_targets(cache, scope.target)) {
-    scope.target = other;
-    std::vector<std::string> ignored;
-    found = best_records(cache.load(other).records, scope, k, ignored);
-    if (!found.empty()) {
-      notes.push_back(fmt::format("warning: no record of '{}' for {}: replaying those tuned for {} (same ISA)", kernel.name,
-                                  target().to_string(), other));
-      return found;
-    }
-  }
-  return found;
+  return best_records(records_, scope, kernel.name, k, notes);
 }
 
 const std::string& TuningSession::cannot_measure() {
@@ -107,8 +92,7 @@ const std::string& TuningSession::cannot_measure() {
 const TuningCache& TuningSession::cache() {
   if (options_.cache_dir.empty()) throw std::runtime_error("tuning needs a cache directory (--cache) to keep its records");
   if (!cannot_measure().empty()) throw std::runtime_error(cannot_measure());
-  if (!cache_) cache_ = std::make_unique<TuningCache>(options_.cache_dir);
-  return *cache_;
+  return records_;
 }
 
 TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
@@ -133,7 +117,7 @@ TuningSession& TuningSessions::for_kernel(const Kernel& kernel) {
     options.target = target;
     // Each session's measurer owns (and removes) its work directory.
     if (!options.work_dir.empty() && target != options_.target) options.work_dir += "-" + file_name_stem(target);
-    session = std::make_unique<TuningSession>(std::move(options));
+    session = std::make_unique<TuningSession>(std::move(options), records_);
   }
   return *session;
 }

@@ -33,6 +33,9 @@ struct SessionOptions {
 class TuningSession {
  public:
   explicit TuningSession(SessionOptions options);
+  // With the cache of options.cache_dir as `records` (a copy sharing the records another session
+  // has read: a run reads each file once).
+  TuningSession(SessionOptions options, TuningCache records);
 
   const KernelCompiler& compiler();
   const Target& target();
@@ -59,7 +62,7 @@ class TuningSession {
   std::optional<KernelCompiler> compiler_;
   std::optional<Target> target_;
   std::unique_ptr<Measurer> measurer_;
-  std::unique_ptr<TuningCache> cache_;  // tasks keep a reference to it
+  TuningCache records_;  // tasks keep a reference to it
   std::optional<std::string> cannot_measure_;
   // The cost model shared by the kernels tuned in this session (made when a policy first asks).
   std::function<std::shared_ptr<ProgramScorer>()> scorer_;
@@ -72,11 +75,12 @@ std::string kernel_target(const Kernel& kernel, const std::string& run_target);
 // made on first use, so that a kernel's records, sampler and measurer are those of its target.
 class TuningSessions {
  public:
-  explicit TuningSessions(SessionOptions options) : options_(std::move(options)) {}
+  explicit TuningSessions(SessionOptions options) : options_(std::move(options)), records_(options_.cache_dir) {}
   TuningSession& for_kernel(const Kernel& kernel);
 
  private:
   SessionOptions options_;
+  TuningCache records_;  // shared by the sessions
   std::map<std::string, std::unique_ptr<TuningSession>> sessions_;
 };
 

@@ -8,6 +8,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "records/compiler_identity.h"
+
 namespace ansor {
 
 std::string shell_quote(const std::string& s) {
@@ -28,12 +30,8 @@ std::string run_command_output(const std::string& command) {
 
 std::vector<std::string> default_kernel_flags() { return {"-O3", "-march=native", "-fno-math-errno", "-ffp-contract=fast"}; }
 
-std::string KernelCompiler::identity() const {
-  // The version, not the path: clang++ and /usr/bin/clang++-14 are the same compiler.
-  std::string s = version;
-  for (auto& f : flags) s += " " + f;
-  return s;
-}
+// The version, not the path: clang++ and /usr/bin/clang++-14 are the same compiler.
+std::string KernelCompiler::identity() const { return compiler_identity_text(version, flags); }
 
 bool KernelCompiler::is_clang() const { return version.find("clang version") != std::string::npos; }
 

@@ -13,7 +13,8 @@ struct KernelCompiler {
   std::vector<std::string> flags;  // optimisation and target flags (-O3 -march=native ...)
   std::string version;             // first line of `path --version`
 
-  // "Debian clang version 14.0.6 -O3 -march=native ...": what records store.
+  // "Debian clang version 14.0.6 -O3 -march=native ...": what records store
+  // (records/compiler_identity.h reads it back).
   std::string identity() const;
   // Whether it is clang (which reads precompiled headers given with -include-pch).
   bool is_clang() const;

@@ -49,11 +49,20 @@ void TuningCache::append(const Record& record) const {
     if (::pread(file.fd(), &last, 1, st.st_size - 1) == 1 && last != '\n') data = "\n" + data;
   }
   write_all(file.fd(), data, path);
+  if (auto it = index_->targets.find(record.target); it != index_->targets.end()) {
+    it->second.by_workload.emplace(record.workload_key, it->second.loaded.records.size());
+    it->second.loaded.records.push_back(record);
+  }
+  if (index_->names && !std::binary_search(index_->names->begin(), index_->names->end(), record.target)) {
+    index_->names->push_back(record.target);
+    std::sort(index_->names->begin(), index_->names->end());
+  }
 }
 
-TuningCache::Loaded TuningCache::load(const std::string& target) const {
-  Loaded out;
-  std::string path = file_for(target);
+namespace {
+
+TuningCache::Loaded read_records(const std::string& path) {
+  TuningCache::Loaded out;
   std::optional<LockedFile> file = LockedFile::open_existing(path, O_RDONLY, LockedFile::Mode::Shared);
   if (!file) return out;
   std::string text;
@@ -81,7 +90,33 @@ TuningCache::Loaded TuningCache::load(const std::string& target) const {
   return out;
 }
 
+}  // namespace
+
+const TuningCache::TargetRecords& TuningCache::loaded(const std::string& target) const {
+  auto it = index_->targets.find(target);
+  if (it != index_->targets.end()) return it->second;
+  TargetRecords read{read_records(file_for(target)), {}};
+  for (size_t i = 0; i < read.loaded.records.size(); ++i) read.by_workload.emplace(read.loaded.records[i].workload_key, i);
+  return index_->targets.emplace(target, std::move(read)).first->second;
+}
+
+TuningCache::Loaded TuningCache::load(const std::string& target) const { return loaded(target).loaded; }
+
+std::vector<std::string> TuningCache::warnings(const std::string& target) const { return loaded(target).loaded.warnings; }
+
+std::vector<Record> TuningCache::load(const std::string& target, const std::string& workload_key) const {
+  const TargetRecords& t = loaded(target);
+  std::vector<size_t> positions;
+  auto [begin, end] = t.by_workload.equal_range(workload_key);
+  for (auto it = begin; it != end; ++it) positions.push_back(it->second);
+  std::sort(positions.begin(), positions.end());
+  std::vector<Record> out;
+  for (size_t i : positions) out.push_back(t.loaded.records[i]);
+  return out;
+}
+
 std::vector<std::string> TuningCache::targets() const {
+  if (index_->names) return *index_->names;
   std::vector<std::string> out;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir_, ec)) return out;
@@ -100,6 +135,7 @@ std::vector<std::string> TuningCache::targets() const {
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
+  index_->names = out;
   return out;
 }
 

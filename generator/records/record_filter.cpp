@@ -5,17 +5,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+
+#include "records/record_match.h"
 
 namespace ansor {
 
 namespace {
 
-std::optional<RecordRejection> identity_rejection(const Record& r, const RecordScope& scope) {
+std::optional<RecordRejection> identity_rejection(const Record& r, const RecordScope& scope, CompilerMatch compiler) {
   if (r.workload_key != scope.dag->workload_key()) return RecordRejection::OtherWorkload;
   if (r.dag != scope.dag->canonical_text()) return RecordRejection::OtherDag;
   if (r.target != scope.target) return RecordRejection::OtherTarget;
-  if (r.compiler != scope.compiler) return RecordRejection::OtherCompiler;
+  if (!replays(compiler)) return RecordRejection::OtherCompiler;
   return std::nullopt;
 }
 
@@ -42,7 +45,7 @@ std::string_view rejection_name(RecordRejection r) {
 
 RecordCheck check_record(const Record& record, const RecordScope& scope) {
   RecordCheck check;
-  check.rejection = identity_rejection(record, scope);
+  check.rejection = identity_rejection(record, scope, match_compiler(record.compiler, scope.compiler));
   if (check.rejection) return check;
   try {
     check.state = replay(scope.dag, record.steps);
@@ -57,19 +60,27 @@ RecordCheck check_record(const Record& record, const RecordScope& scope) {
 
 std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const RecordScope& scope, size_t k,
                                          std::vector<std::string>& warnings) {
-  // Replaying is the costly check: sort what passes the others, then replay the fastest first.
-  std::vector<const Record*> candidates;
-  for (const Record& r : records)
-    if (!identity_rejection(r, scope) && !result_rejection(r)) candidates.push_back(&r);
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Record* a, const Record* b) { return a->seconds < b->seconds; });
+  // Replaying is the costly check: sort what passes the others (by compiler match, then time),
+  // then replay the fastest first.
+  std::map<std::string_view, CompilerMatch> compilers;  // a cache names few compilers
+  std::vector<std::pair<CompilerMatch, const Record*>> candidates;
+  for (const Record& r : records) {
+    auto [it, added] = compilers.try_emplace(r.compiler, CompilerMatch::Other);
+    if (added) it->second = match_compiler(r.compiler, scope.compiler);
+    if (!identity_rejection(r, scope, it->second) && !result_rejection(r)) candidates.push_back({it->second, &r});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const auto& a, const auto& b) { return std::tie(a.first, a.second->seconds) < std::tie(b.first, b.second->seconds); });
   std::vector<ReplayedRecord> out;
   std::set<std::string> schedules;
-  for (const Record* r : candidates) {
-    if (out.size() >= k) break;
+  std::optional<CompilerMatch> taken;  // the compiler match of the records taken: a better one wins over every worse
+  for (const auto& [compiler, r] : candidates) {
+    if (out.size() >= k || (taken && compiler != *taken)) break;
     RecordCheck check = check_record(*r, scope);
     if (check.usable()) {
       // A schedule measured again (another run, another machine) counts once, at its best time.
       if (!schedules.insert(check.state->signature()).second) continue;
+      taken = compiler;
       out.push_back({*r, std::move(*check.state)});
     } else {
       warnings.push_back(fmt::format("a record of '{}' does not apply and is ignored: {}: {}", r->kernel,
@@ -77,6 +88,30 @@ std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, con
     }
   }
   return out;
+}
+
+std::vector<ReplayedRecord> best_records(const TuningCache& cache, const RecordScope& scope, const std::string& kernel, size_t k,
+                                         std::vector<std::string>& notes) {
+  std::vector<std::string> unreadable = cache.warnings(scope.target);
+  notes.insert(notes.end(), unreadable.begin(), unreadable.end());
+  const std::string workload = scope.dag->workload_key();
+  auto found_for = [&](const std::string& target) {
+    RecordScope tier = scope;
+    tier.target = target;
+    // Only the scope's own target warns about its records: the others are a fallback.
+    std::vector<std::string> ignored;
+    std::vector<ReplayedRecord> found = best_records(cache.load(target, workload), tier, k, target == scope.target ? notes : ignored);
+    if (!found.empty())
+      if (std::string note = step_down_note(kernel, scope.target, target, scope.compiler, found.front().record.compiler); !note.empty())
+        notes.push_back(std::move(note));
+    return found;
+  };
+  // The cache's other targets are listed only when the scope's own has no usable record.
+  if (std::vector<ReplayedRecord> found = found_for(scope.target); !found.empty()) return found;
+  for (const std::string& target : serving_targets(cache.targets(), scope.target))
+    if (target != scope.target)
+      if (std::vector<ReplayedRecord> found = found_for(target); !found.empty()) return found;
+  return {};
 }
 
 }  // namespace ansor

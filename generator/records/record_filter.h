@@ -2,9 +2,11 @@
 // tuner (schedules already tried, best so far) and the emitter (best records) both apply.
 //
 // A record belongs to the task when it has the task's workload key and canonical DAG text, its
-// target and its compiler identity. It is usable when it also succeeded, with a positive finite
-// time, and its steps replay on the DAG. Records store and replay; they do not lower: whether a
-// replayed schedule lowers is for whoever lowers it (the emitter) to find out.
+// target, and a compiler whose records the task's compiler replays (record_match.h: the same
+// identity, or the same family and major version with the same flags after normalisation). It
+// is usable when it also succeeded, with a positive finite time, and its steps replay on the DAG.
+// Records store and replay; they do not lower: whether a replayed schedule lowers is for whoever
+// lowers it (the emitter) to find out.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "dag/compute_dag.h"
+#include "records/cache.h"
 #include "records/record.h"
 #include "schedule/state.h"
 
@@ -55,9 +58,18 @@ struct ReplayedRecord {
 };
 
 // The k fastest usable records of distinct schedules, fastest first (a schedule measured more
-// than once counts with its fastest record). Records that belong to the scope and succeeded but
-// do not replay are skipped with a warning.
+// than once counts with its fastest record), all of the best compiler match that has a usable
+// record (the exact compiler before the same flags in another order before another minor
+// version). Records that belong to the scope and succeeded but do not replay are skipped with a
+// warning.
 std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const RecordScope& scope, size_t k,
                                          std::vector<std::string>& warnings);
+
+// The k best records of a kernel in a cache, of the best target that has a usable one
+// (serving_targets: the scope's target, then the same CPU model, then the same ISA). Notes get the
+// warnings of the scope's target's file and records, and the one line of a step down from an
+// exact match (step_down_note).
+std::vector<ReplayedRecord> best_records(const TuningCache& cache, const RecordScope& scope, const std::string& kernel, size_t k,
+                                         std::vector<std::string>& notes);
 
 }  // namespace ansor

@@ -11,7 +11,7 @@
 #include "features/features.h"
 #include "schedule/bound_inference.h"
 #include "support/file_name.h"
-#include "tune/record_travel.h"
+#include "records/record_match.h"
 
 namespace ansor {
 
@@ -40,11 +40,10 @@ LearnedScorer::LearnedScorer(const TuningCache& cache, const std::string& target
     : options_(std::move(options)), model_(kNumFeatures, std::string(kFeatureSetName), options_.model), random_(options_.seed) {
   auto start = std::chrono::steady_clock::now();
   std::map<std::string, std::shared_ptr<const ComputeDAG>> dags;  // by workload key
-  // The target's own records, then those of targets with the same ISA (record_travel.h), whose
-  // times are normalised among themselves: another machine's speed is not this one's.
-  std::vector<std::string> sources = related_targets(cache, target);
-  sources.insert(sources.begin(), target);
-  for (const std::string& source : sources) {
+  // The target's own records, then those of the targets that serve it (records/record_match.h:
+  // whatever their compiler), whose times are normalised among themselves: another machine's
+  // speed is not this one's.
+  for (const std::string& source : serving_targets(cache.targets(), target)) {
     for (const Record& r : cache.load(source).records) {
       if (!r.ok() || !(r.seconds > 0)) continue;
       std::shared_ptr<const ComputeDAG>& dag = dags[r.workload_key];

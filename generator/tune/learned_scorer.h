@@ -3,7 +3,7 @@
 //
 // The model learns from every usable record of the target in the cache, whatever its workload
 // (each record carries its DAG's text, which rebuilds the DAG its steps replay on), and from
-// those of targets with the same ISA (tune/record_travel.h), so it ranks
+// those of targets with the same ISA (records/record_match.h), whatever their compiler, so it ranks
 // from the first round when the cache holds records of earlier builds or other kernels; it is
 // retrained from all of them after every round that measured something new, and saved beside
 // the cache so that the next run starts with a trained model before it has featurised anything.

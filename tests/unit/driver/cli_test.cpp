@@ -2,6 +2,7 @@
 // error messages naming the place, and the files emit and configure write.
 #include "driver/cli.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -14,6 +15,7 @@
 #include "measure/host_target.h"
 #include "target/target.h"
 #include "records/cache.h"
+#include "records/compiler_identity.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 
@@ -304,6 +306,45 @@ TEST_F(CliTest, RecordsOfTheSameIsaTravelWithAWarningAndTheExactTargetWins) {
   EXPECT_EQ(out_.str().find("warning"), std::string::npos) << out_.str();
   EXPECT_EQ(records.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t8", kHere, "cpu:x86_64:testcpu:avx2:t4",
                                                           "cpu:x86_64:testcpu:avx512:t2"}));
+}
+
+TEST_F(CliTest, RecordsOfTheSameCompilerMajorVersionOrFlagOrderReplayWithOneLine) {
+  const KernelCompiler here = make_kernel_compiler();
+  const CompilerIdentity id = parse_compiler_identity(here.identity());
+  if (id.family.empty()) GTEST_SKIP() << "an unrecognised kernel compiler: " << here.version;
+  // The same compiler with another version (clang 14.0.6 → 14.99.0 or 15.99.0).
+  auto version = [&](int major) {
+    std::string line = id.version_line;
+    line.replace(line.find(id.version), id.version.size(), fmt::format("{}.99.0", major));
+    return compiler_identity_text(line, here.flags);
+  };
+  std::vector<std::string> reversed(here.flags.rbegin(), here.flags.rend());
+  std::string def = write("k.def", test::kTwoKernelsDef);
+  constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
+  fs::path cache = dir_ / "cache", out = dir_ / "out";
+  auto add1 = [&](const std::string& compiler, double seconds, int64_t split) {
+    Record r = add1_record(kHere, seconds, split);
+    r.compiler = compiler;
+    TuningCache(cache.string()).append(r);
+  };
+  auto emit = [&] {
+    return run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--kernel", "add1", "--target", kHere});
+  };
+  add1(version(id.major + 1), 1e-3, 3);
+  ASSERT_EQ(emit(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("add1: no tuned record: default schedule"), std::string::npos) << "another major version does not replay\n" << out_.str();
+  add1(version(id.major), 2e-3, 3);
+  ASSERT_EQ(emit(), 0) << err_.str();
+  const std::string note = fmt::format("note: 'add1': records of {} {}.99.0 replayed under {} (same major version)\n", id.family, id.major,
+                                       id.short_name());
+  EXPECT_NE(out_.str().find("add1: tuned record, 2.000 ms\n  " + note), std::string::npos) << out_.str();
+  // Tuned with the flags in another order: the same code, preferred to another minor version.
+  add1(compiler_identity_text(here.version, reversed), 3e-3, 1);
+  ASSERT_EQ(emit(), 0) << err_.str();
+  EXPECT_NE(out_.str().find("add1: tuned record, 3.000 ms\n  note: 'add1': records tuned with the same flags in another order\n"),
+            std::string::npos)
+      << out_.str();
+  EXPECT_NE(read_text(out / "lib_add1.cpp").find("split(Y, i, [1])"), std::string::npos);
 }
 
 TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {

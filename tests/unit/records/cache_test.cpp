@@ -148,5 +148,31 @@ TEST_F(CacheTest, KillNineDuringAppendsLosesNothingFinished) {
   for (const std::string& w : loaded.warnings) EXPECT_NE(w.find("skipped"), std::string::npos);
 }
 
+TEST_F(CacheTest, AFileIsReadOncePerRunAndTheRunsOwnAppendsAreKept) {
+  TuningCache cache(dir_.string());
+  cache.append(record(3e-3));
+  TuningCache copy = cache;  // the tuner's, the cost model's: one set of records
+  ASSERT_EQ(cache.load(kTarget).records.size(), 1u);
+  // Another process appends: this run goes on with the records it read; the next run sees it.
+  TuningCache(dir_.string()).append(record(2e-3));
+  EXPECT_EQ(copy.load(kTarget).records.size(), 1u);
+  EXPECT_EQ(TuningCache(dir_.string()).load(kTarget).records.size(), 2u);
+  // The run's own appends are seen by every copy.
+  copy.append(record(1e-3));
+  EXPECT_EQ(cache.load(kTarget).records.size(), 2u);
+  EXPECT_DOUBLE_EQ(cache.load(kTarget).records.back().seconds, 1e-3);
+  Record other_workload = record(1e-3);
+  other_workload.workload_key = "ffffffffffffffffffffffffffffffff";
+  cache.append(other_workload);
+  EXPECT_EQ(cache.load(kTarget, dag_->workload_key()).size(), 2u);
+  EXPECT_EQ(cache.load(kTarget, other_workload.workload_key).size(), 1u);
+  // A new target's first record lists it.
+  EXPECT_EQ(cache.targets(), std::vector<std::string>{kTarget});
+  Record other_target = record(1e-3);
+  other_target.target = "cpu:x86_64:othercpu:avx2:t2";
+  copy.append(other_target);
+  EXPECT_EQ(cache.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t2", kTarget}));
+}
+
 }  // namespace
 }  // namespace ansor

@@ -111,6 +111,21 @@ TEST_F(LearnedScorerTest, LearnsFromTargetsOfTheSameIsaToo) {
   EXPECT_TRUE(scorer.model().trained());
 }
 
+TEST_F(LearnedScorerTest, LearnsFromRecordsOfAnotherCompilerVersionToo) {
+  // Their code may differ, so they do not replay (records/record_match.h), but the schedules'
+  // relative speeds still teach the model.
+  TuningCache cache(dir_.string());
+  std::vector<State> states = programs(matmul(64, 64, 64), 60, 6);
+  for (size_t i = 0; i < states.size(); ++i) {
+    Record r = record_of(states[i]);
+    r.compiler = i < 30 ? "Debian clang version 14.0.6 -O3" : "Debian clang version 15.0.7 -O3";
+    cache.append(r);
+  }
+  LearnedScorer scorer(cache, kTarget, options(""));
+  EXPECT_EQ(scorer.training_programs(), 60);
+  EXPECT_TRUE(scorer.model().trained());
+}
+
 TEST_F(LearnedScorerTest, ALaterScorerStartsFromTheSavedModel) {
   TuningCache cache(dir_.string());
   for (const State& s : programs(matmul(64, 64, 64), 60, 3)) cache.append(record_of(s));
