@@ -66,7 +66,7 @@ State tune_to_budget(const Kernel& kernel, Measurer& measurer, const TuningCache
   for (const Record& r : cache.load(scope.target).records)
     if (check_record(r, scope).state) --options.trials;
   options.trials = std::max(0, options.trials);
-  TuneSummary summary = tune_kernel(kernel, measurer, cache, options, std::cout);
+  TuneSummary summary = tune_kernel(kernel.name, scope.dag, measurer, cache, options, std::cout);
   if (!summary.best) throw std::runtime_error("no schedule of " + kernel.name + " could be measured");
   RecordCheck check = check_record(*summary.best, scope);
   if (!check.state) throw std::runtime_error("the best record of " + kernel.name + " does not replay: " + check.detail);

@@ -96,7 +96,7 @@ Run search(const Kernel& kernel, const std::string& policy, const std::vector<in
   options.seed = seed;
   options.policy = policy;
   auto start = std::chrono::steady_clock::now();
-  TuningTask task(kernel, measurer, cache, options);
+  TuningTask task(kernel.name, std::make_shared<const ComputeDAG>(kernel.dag), measurer, cache, options);
   Run run{kernel.name, policy, {}, std::nullopt};
   std::vector<Row>& rows = run.rows;
   for (int budget : budgets) {

@@ -98,13 +98,13 @@ const TuningCache& TuningSession::cache() {
 TuneSummary TuningSession::tune(const Kernel& kernel, const TuneOptions& options, std::ostream& progress) {
   const TuningCache& records = cache();
   if (!scorer_) scorer_ = learned_scorer_source(records, target().to_string(), options.seed);
-  return tune_kernel(kernel, measurer(), records, options, progress, scorer_);
+  return tune_kernel(kernel.name, std::make_shared<const ComputeDAG>(kernel.dag), measurer(), records, options, progress, scorer_);
 }
 
 std::unique_ptr<TuningTask> TuningSession::task(const Kernel& kernel, const TuneOptions& options) {
   const TuningCache& records = cache();
   if (!scorer_) scorer_ = learned_scorer_source(records, target().to_string(), options.seed);
-  return std::make_unique<TuningTask>(kernel, measurer(), records, options, scorer_);
+  return std::make_unique<TuningTask>(kernel.name, std::make_shared<const ComputeDAG>(kernel.dag), measurer(), records, options, scorer_);
 }
 
 std::string kernel_target(const Kernel& kernel, const std::string& run_target) { return kernel.attrs.target.value_or(run_target); }

@@ -16,36 +16,6 @@
 
 namespace ansor {
 
-std::vector<PlantedFault> parse_fault_plan(const std::string& plan) {
-  std::vector<PlantedFault> faults;
-  size_t begin = 0;
-  while (begin < plan.size()) {
-    size_t end = plan.find(',', begin);
-    if (end == std::string::npos) end = plan.size();
-    std::string item = plan.substr(begin, end - begin);
-    begin = end + 1;
-    size_t colon = item.find(':');
-    if (colon == std::string::npos) throw std::invalid_argument("fault plan item '" + item + "' is not INDEX:KIND");
-    size_t index = std::stoul(item.substr(0, colon));
-    std::string kind = item.substr(colon + 1);
-    PlantedFault f;
-    if (kind == "compile_error") {
-      f = PlantedFault::CompileError;
-    } else if (kind == "crash") {
-      f = PlantedFault::Crash;
-    } else if (kind == "hang") {
-      f = PlantedFault::Hang;
-    } else if (kind == "wrong_result") {
-      f = PlantedFault::WrongResult;
-    } else {
-      throw std::invalid_argument("unknown fault '" + kind + "'");
-    }
-    if (faults.size() <= index) faults.resize(index + 1, PlantedFault::None);
-    faults[index] = f;
-  }
-  return faults;
-}
-
 namespace {
 
 // A candidate with a fault: the real kernel under another name, and a descriptor whose packed

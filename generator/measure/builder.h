@@ -20,12 +20,9 @@
 
 namespace ansor {
 
-// Faults planted in candidates by tests, to check that tuning survives them.
+// Faults planted in candidates by tests (directly, or through a decorator of the measurer), to
+// check that measurement and tuning survive them.
 enum class PlantedFault : uint8_t { None, CompileError, Crash, Hang, WrongResult };
-
-// Parses "3:crash,5:hang,...": candidate index (in a tuning run) to fault. Throws
-// std::invalid_argument.
-std::vector<PlantedFault> parse_fault_plan(const std::string& plan);
 
 struct Candidate {
   std::string kernel_name;

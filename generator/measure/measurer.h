@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "measure/builder.h"
+#include "measure/candidate_measurer.h"
 #include "measure/process.h"
 #include "records/record.h"
 #include "target/target.h"
@@ -30,24 +31,24 @@ struct MeasureOptions {
   std::string lock_dir = "/tmp";     // where the per-target measurement lock lives
 };
 
-class Measurer {
+class Measurer : public CandidateMeasurer {
  public:
   Measurer(KernelCompiler compiler, Target target, MeasureOptions options);
-  ~Measurer();
+  ~Measurer() override;
 
   // One record per candidate, in order. Candidates must all schedule the same DAG. Each record
   // is also handed to on_record as soon as it is complete (so that it can be saved before the
   // rest of the batch runs). best_seconds is the best time known for the workload (0: none);
   // with the batch's own best times it decides which candidates stop early.
   std::vector<Record> measure(const std::vector<Candidate>& candidates, double best_seconds = 0,
-                              const std::function<void(const Record&)>& on_record = {});
+                              const std::function<void(const Record&)>& on_record = {}) override;
 
-  const Target& target() const { return target_; }
-  const KernelCompiler& compiler() const { return builder_.compiler(); }
-  double build_seconds() const { return builder_.seconds(); }
-  double run_seconds() const { return run_seconds_; }
+  const Target& target() const override { return target_; }
+  const KernelCompiler& compiler() const override { return builder_.compiler(); }
+  double build_seconds() const override { return builder_.seconds(); }
+  double run_seconds() const override { return run_seconds_; }
   // Total time measure() waited for another process to release the measurement lock.
-  double lock_wait_seconds() const { return lock_wait_seconds_; }
+  double lock_wait_seconds() const override { return lock_wait_seconds_; }
   int built() const { return builder_.built(); }
 
  private:

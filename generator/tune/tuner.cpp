@@ -22,17 +22,15 @@ std::string describe_time(const Record& r, double flops) {
 
 }  // namespace
 
-TuningTask::TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options,
-                       std::function<std::shared_ptr<ProgramScorer>()> scorer)
-    : kernel_(kernel),
-      dag_(std::make_shared<const ComputeDAG>(kernel.dag)),
+TuningTask::TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer,
+                       const TuningCache& cache, TuneOptions options, std::function<std::shared_ptr<ProgramScorer>()> scorer)
+    : task_{std::move(kernel_name), std::move(dag), SamplerContext::for_target(measurer.target()), options.seed,
+            scorer ? std::move(scorer) : learned_scorer_source(cache, measurer.target().to_string(), options.seed)},
       measurer_(measurer),
       cache_(cache),
       options_(std::move(options)) {
-  SearchTask task{kernel.name, dag_, SamplerContext::for_target(measurer.target()), options_.seed,
-                  scorer ? std::move(scorer) : learned_scorer_source(cache, measurer.target().to_string(), options_.seed)};
-  policy_ = make_search_policy(options_.policy, task);
-  default_schedule_ = default_schedule(dag_, task.sampler);
+  policy_ = make_search_policy(options_.policy, task_);
+  default_schedule_ = default_schedule(task_.dag, task_.sampler);
   load_known(cache);
 }
 
@@ -41,7 +39,7 @@ void TuningTask::consider_best(const Record& r) {
 }
 
 void TuningTask::load_known(const TuningCache& cache) {
-  RecordScope scope{dag_, measurer_.target().to_string(), measurer_.compiler().identity()};
+  RecordScope scope{task_.dag, measurer_.target().to_string(), measurer_.compiler().identity()};
   const std::string default_signature = default_schedule_ ? default_schedule_->signature() : std::string();
   std::vector<MeasuredCandidate> known;
   for (Record& r : cache.load(scope.target).records) {
@@ -80,15 +78,11 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   }
   if (proposed.size() > static_cast<size_t>(wanted)) proposed.erase(proposed.begin() + wanted, proposed.end());
   if (proposed.empty()) {
-    fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", kernel_.name, summary_.measured);
+    fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", task_.kernel_name, summary_.measured);
     return 0;
   }
   std::vector<Candidate> batch;
-  for (State& s : proposed) {
-    size_t trial = static_cast<size_t>(summary_.measured) + batch.size();
-    PlantedFault fault = trial < options_.faults.size() ? options_.faults[trial] : PlantedFault::None;
-    batch.push_back({kernel_.name, std::move(s), fault});
-  }
+  for (State& s : proposed) batch.push_back({task_.kernel_name, std::move(s)});
   double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds(), wait_before = measurer_.lock_wait_seconds();
   // Each record is saved as soon as it is measured: an interrupted run loses none.
   std::vector<Record> records = measurer_.measure(batch, summary_.best ? summary_.best->seconds : 0, [&](const Record& r) { cache_.append(r); });
@@ -115,23 +109,24 @@ int TuningTask::run_round(int n, std::ostream& progress) {
                            : fmt::format("{}/{} trials in {:.0f} s, about {:.0f} s left", summary_.measured, options_.trials, seconds_,
                                          seconds_ / std::max(1, summary_.measured) * trials_left());
   fmt::print(progress, "[tune] {}: {}, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
-             kernel_.name, trials,
-             summary_.best ? describe_time(*summary_.best, dag_->flop_count()) : "none yet",
+             task_.kernel_name, trials,
+             summary_.best ? describe_time(*summary_.best, task_.dag->flop_count()) : "none yet",
              rounds_, measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before, search_seconds,
              measurer_.lock_wait_seconds() - wait_before, failed ? fmt::format(", {} failed", failed) : "");
   progress.flush();
   return static_cast<int>(measured.size());
 }
 
-TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, const TuneOptions& options,
-                        std::ostream& progress, std::function<std::shared_ptr<ProgramScorer>()> scorer) {
+TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer,
+                        const TuningCache& cache, const TuneOptions& options, std::ostream& progress,
+                        std::function<std::shared_ptr<ProgramScorer>()> scorer) {
   auto start = std::chrono::steady_clock::now();
-  TuningTask task(kernel, measurer, cache, options, std::move(scorer));
+  TuningTask task(kernel_name, std::move(dag), measurer, cache, options, std::move(scorer));
   while (!task.budget_spent() && task.run_round(options.batch_size, progress) > 0) {
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const TuneSummary& summary = task.summary();
-  fmt::print(progress, "[tune] {}: done, {} trials in {:.1f} s ({} failed)\n", kernel.name, summary.measured, total, summary.failed);
+  fmt::print(progress, "[tune] {}: done, {} trials in {:.1f} s ({} failed)\n", kernel_name, summary.measured, total, summary.failed);
   return summary;
 }
 

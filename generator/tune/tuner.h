@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "lang/program.h"
-#include "measure/measurer.h"
+#include "dag/compute_dag.h"
+#include "measure/candidate_measurer.h"
 #include "records/cache.h"
 #include "tune/search_policy.h"
 
@@ -27,8 +27,7 @@ struct TuneOptions {
   int trials = 64;
   int batch_size = 16;
   uint64_t seed = 0;
-  std::string policy = "ansor";      // a name of search_policy_names()
-  std::vector<PlantedFault> faults;  // by trial index; tests only
+  std::string policy = "ansor";  // a name of search_policy_names()
   // The trials come from a budget shared by several kernels (the task scheduler's): progress
   // lines count this kernel's trials without a per-kernel budget.
   bool shared_budget = false;
@@ -46,13 +45,13 @@ struct TuneSummary {
 
 class TuningTask {
  public:
-  // Makes the task's policy (std::invalid_argument for an unknown one) and hands it what the
-  // cache already holds for the kernel on the measurer's target and compiler. A policy that
-  // uses a cost model gets it from `scorer` (tasks sharing a source share the model); with none,
-  // from a learned scorer of its own over the cache. The kernel, the measurer and the cache must
-  // outlive the task.
-  TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options,
-             std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
+  // Makes the policy of the search task of kernel `kernel_name` over `dag` on the measurer's
+  // target (std::invalid_argument for an unknown policy) and hands it what the cache already
+  // holds for the kernel on the measurer's target and compiler. A policy that uses a cost model
+  // gets it from `scorer` (tasks sharing a source share the model); with none, from a learned
+  // scorer of its own over the cache. The measurer and the cache must outlive the task.
+  TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer, const TuningCache& cache,
+             TuneOptions options, std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
 
   // Measures up to n new schedules (fewer when the budget has less left) and prints a progress
   // line. Returns how many were measured: 0 when the policy has no new schedule to offer.
@@ -62,14 +61,14 @@ class TuningTask {
   int trials_left() const { return std::max(0, options_.trials - summary_.measured); }
   const TuneSummary& summary() const { return summary_; }
   const SearchPolicy& policy() const { return *policy_; }
+  const SearchTask& search_task() const { return task_; }
 
  private:
   void load_known(const TuningCache& cache);
   void consider_best(const Record& r);
 
-  const Kernel& kernel_;
-  std::shared_ptr<const ComputeDAG> dag_;
-  Measurer& measurer_;
+  SearchTask task_;
+  CandidateMeasurer& measurer_;
   const TuningCache& cache_;
   TuneOptions options_;
   std::unique_ptr<SearchPolicy> policy_;
@@ -81,7 +80,8 @@ class TuningTask {
 
 // Rounds of options.batch_size until options.trials are measured or the policy runs out of new
 // schedules; then a closing line.
-TuneSummary tune_kernel(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, const TuneOptions& options,
-                        std::ostream& progress, std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
+TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer,
+                        const TuningCache& cache, const TuneOptions& options, std::ostream& progress,
+                        std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
 
 }  // namespace ansor

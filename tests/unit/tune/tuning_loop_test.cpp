@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "measure/host_target.h"
+#include "measure/measurer.h"
 #include "sampler/default_schedule.h"
 #include "schedule/steps.h"
 #include "test_support.h"
@@ -86,7 +87,7 @@ class TuningLoopTest : public ::testing::Test {
     options.trials = trials;
     options.batch_size = batch;
     options.policy = "test-scripted";
-    return tune_kernel(program_.kernels[0], *measurer_, TuningCache((dir_ / "cache").string()), options, progress);
+    return tune_kernel(program_.kernels[0].name, std::make_shared<const ComputeDAG>(program_.kernels[0].dag), *measurer_, TuningCache((dir_ / "cache").string()), options, progress);
   }
 
   fs::path dir_;

@@ -1,0 +1,16 @@
+// ansor-gen check: parses and validates kernels.def.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include "driver/commands/subcommand.h"
+
+namespace ansor::cli {
+
+Subcommand add_check(CLI::App& app, Input& input) {
+  CLI::App* cmd = add_def_subcommand(app, input, "check", "Parse and validate kernels.def");
+  return {cmd, [&input](const Program& program, std::ostream& out) {
+            fmt::print(out, "{}: {} kernel{} OK\n", input.def_path, program.kernels.size(), program.kernels.size() == 1 ? "" : "s");
+          }};
+}
+
+}  // namespace ansor::cli

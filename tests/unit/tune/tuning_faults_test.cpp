@@ -1,0 +1,74 @@
+// Tuning survives faulty candidates: compile errors, crashes, hangs and wrong results, planted by
+// a decorator of the real measurer (fault_injecting_measurer.h), are records of failures; the
+// budget is spent all the same and every record reaches the cache as it is measured.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "dag_builder.h"
+#include "fault_injecting_measurer.h"
+#include "measure/host_target.h"
+#include "measure/measurer.h"
+#include "test_support.h"
+#include "tune/tuner.h"
+
+namespace ansor {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TuningFaultsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::test_temp_dir("ansor_tuning_faults_test");
+    fs::remove_all(dir_);
+    KernelCompiler compiler = make_kernel_compiler();
+    MeasureOptions options;
+    options.min_seconds = 0.01;
+    options.run_timeout_seconds = 3;
+    options.worker_path = ANSOR_TEST_WORKER;
+    options.lock_dir = dir_.string();
+    options.build.runtime_include = default_runtime_include();
+    options.build.work_dir = (dir_ / "work").string();
+    measurer_ = std::make_unique<Measurer>(compiler, detect_host(compiler), options);
+  }
+  void TearDown() override {
+    measurer_.reset();
+    fs::remove_all(dir_);
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Measurer> measurer_;
+  std::shared_ptr<const ComputeDAG> dag_ = test::DagBuilder().input("A", {48, 32}).constant("B", {32, 40}).matmul("C", "A", "B").build();
+};
+
+TEST_F(TuningFaultsTest, TuningFinishesItsBudgetDespiteFaults) {
+  test::FaultInjectingMeasurer faulty(*measurer_, {{1, PlantedFault::CompileError},
+                                                   {3, PlantedFault::Crash},
+                                                   {6, PlantedFault::WrongResult},
+                                                   {8, PlantedFault::Hang}});
+  TuningCache cache((dir_ / "cache").string());
+  TuneOptions options;
+  options.trials = 10;
+  options.batch_size = 5;
+  std::ostringstream progress;
+  TuneSummary summary = tune_kernel("mm", dag_, faulty, cache, options, progress);
+  EXPECT_EQ(summary.measured, 10);
+  EXPECT_GE(summary.failed, 4);
+  ASSERT_TRUE(summary.best.has_value());
+  TuningCache::Loaded loaded = cache.load(measurer_->target().to_string());
+  ASSERT_EQ(loaded.records.size(), 10u);
+  EXPECT_TRUE(loaded.warnings.empty());
+  // Each planted fault is in the cache as a failure of its kind.
+  std::map<MeasureError, int> errors;
+  for (const Record& r : loaded.records) ++errors[r.error];
+  for (MeasureError planted : {MeasureError::CompileError, MeasureError::Crash, MeasureError::WrongResult, MeasureError::RunTimeout})
+    EXPECT_EQ(errors[planted], 1) << measure_error_name(planted);
+  EXPECT_NE(progress.str().find("[tune] mm: 5/10 trials in "), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find("[tune] mm: 10/10 trials in "), std::string::npos) << progress.str();
+}
+
+}  // namespace
+}  // namespace ansor
