@@ -9,7 +9,7 @@
 // A cache reads each file once: the first load of a target parses its file, and later loads (by
 // this cache or any copy of it: the emitter, the tuner and the cost model of a run share one)
 // answer from the records kept, to which the cache's own appends are added. Records another
-// process appends meanwhile are seen by the next run.
+// process appends meanwhile are seen by the next run. A cache and its copies serve one thread.
 #pragma once
 
 #include <map>

@@ -39,7 +39,7 @@ struct Record {
   std::string dag;     // canonical text of the ComputeDAG
   std::string kernel;  // the kernel's name where it was tuned (informational)
   std::string target;
-  std::string compiler;  // KernelCompiler::identity()
+  std::string compiler;  // version line and flags (compiler_identity.h)
   std::vector<StepPtr> steps;
   MeasureError error = MeasureError::None;
   std::string error_message;  // first lines of the compiler's or worker's complaint

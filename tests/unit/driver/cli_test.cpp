@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "measure/compiler.h"
 #include "measure/cuda_device.h"
 #include "measure/host_target.h"
 #include "target/target.h"
@@ -345,6 +346,22 @@ TEST_F(CliTest, RecordsOfTheSameCompilerMajorVersionOrFlagOrderReplayWithOneLine
             std::string::npos)
       << out_.str();
   EXPECT_NE(read_text(out / "lib_add1.cpp").find("split(Y, i, [1])"), std::string::npos);
+}
+
+TEST_F(CliTest, TrialsTunedWithOneFlagOrderCountForAnother) {
+  ::setenv("ANSOR_MEASURE_WORKER", ANSOR_TEST_WORKER, 1);
+  std::string def = write("add1.def", "kernel add1 {\n  X = input i32[3]\n  Y[i:3] = X[i] + 1\n}\n");
+  const std::vector<std::string> flags = default_kernel_flags();
+  const std::string cache = (dir_ / "cache").string();
+  auto tune = [&](const std::vector<std::string>& f) {
+    std::string text;
+    for (const std::string& x : f) text += (text.empty() ? "" : " ") + x;
+    return run({"tune", def, "--cache", cache, "--trials", "2", "--batch", "2", "--min-seconds", "0.001", "--flags", text});
+  };
+  ASSERT_EQ(tune(flags), 0) << err_.str() << out_.str();
+  EXPECT_NE(out_.str().find("2 trials in all (0 in the cache, 2 to go)"), std::string::npos) << out_.str();
+  ASSERT_EQ(tune(std::vector<std::string>(flags.rbegin(), flags.rend())), 0) << err_.str() << out_.str();
+  EXPECT_NE(out_.str().find("2 trials in all (2 in the cache, 0 to go)"), std::string::npos) << out_.str();
 }
 
 TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {

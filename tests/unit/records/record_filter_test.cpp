@@ -85,6 +85,20 @@ TEST_F(RecordFilterTest, IdentityIsCheckedBeforeReplaying) {
   EXPECT_FALSE(check.state.has_value());
 }
 
+TEST_F(RecordFilterTest, RecordsOfACompilerThatReplaysBelongToTheTask) {
+  // What the tuner counts as tried: the rule of record_match.h, not the exact text.
+  const RecordScope clang{dag_, kTarget, "Debian clang version 14.0.6 -O3 -march=native"};
+  Record r = record(1e-3, {split_i()});
+  r.compiler = "Debian clang version 14.0.6 -march=native -O3 -O3";
+  EXPECT_TRUE(check_record(r, clang).usable());
+  r.compiler = "Debian clang version 14.0.5 -O3 -march=native";
+  EXPECT_TRUE(check_record(r, clang).usable());
+  r.compiler = "Debian clang version 15.0.7 -O3 -march=native";
+  EXPECT_EQ(check_record(r, clang).rejection, RecordRejection::OtherCompiler);
+  r.compiler = "Debian clang version 14.0.6 -O2 -march=native";
+  EXPECT_EQ(check_record(r, clang).rejection, RecordRejection::OtherCompiler);
+}
+
 TEST_F(RecordFilterTest, BestRecordsAreTheFastestUsableOnesAndSkipThoseThatDoNotReplay) {
   std::vector<Record> records = {
       record(3e-3),
