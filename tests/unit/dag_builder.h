@@ -5,6 +5,8 @@
 // same kernel.
 //
 //   auto dag = test::DagBuilder().input("A", {48, 32}).constant("B", {32, 40}).matmul("C", "A", "B").build();
+//
+// tests/unit/lang/dag_builder_test.cpp checks that the builder's DAGs are the parser's.
 #pragma once
 
 #include <functional>
@@ -33,27 +35,29 @@ class DagBuilder {
     return *this;
   }
 
-  // name[axes] = body(axes), axes named as in `axis_names` (default i, j, k, l, ...).
+  // name[axes] = body(axes); axes named i0, i1, ... as the built-ins name theirs, unless given.
   DagBuilder& compute(const std::string& name, const std::vector<int64_t>& shape, const std::function<Expr(const Indices&)>& body,
-                      std::vector<std::string> axis_names = {}) {
-    std::vector<IterVar> axes = make_axes(shape, axis_names, "ijklmn");
+                      const std::vector<std::string>& axis_names = {}) {
+    std::vector<IterVar> axes = make_axes(shape, axis_names);
     return append(name, axes, body(axis_exprs(axes)));
   }
 
-  // name[axes] = sum over reduce axes (named r0, r1, ... unless given) of body(axes, reduce axes).
+  // name[axes] = the sum over the reduce axes of body(axes, reduce axes); reduce axes named k0,
+  // k1, ... unless given.
   DagBuilder& sum(const std::string& name, const std::vector<int64_t>& shape, const std::vector<int64_t>& reduce_shape,
-                  const std::function<Expr(const Indices&, const Indices&)>& body, std::vector<std::string> axis_names = {},
-                  std::vector<std::string> reduce_names = {}) {
-    std::vector<IterVar> axes = make_axes(shape, axis_names, "ijlmn");
-    std::vector<IterVar> reduce_axes = make_axes(reduce_shape, reduce_names, "kpqrs");
+                  const std::function<Expr(const Indices&, const Indices&)>& body, const std::vector<std::string>& axis_names = {},
+                  const std::vector<std::string>& reduce_names = {}) {
+    std::vector<IterVar> axes = make_axes(shape, axis_names);
+    std::vector<IterVar> reduce_axes = make_axes(reduce_shape, reduce_names, "k");
     return append(name, axes, reduce(ReduceOp::Sum, reduce_axes, body(axis_exprs(axes), axis_exprs(reduce_axes))));
   }
 
-  // name[i, j] = sum(k, a[i, k] * b[k, j]), as matmul(a, b).
+  // name = matmul(a, b): name[i0, i1] = sum(k, a[i0, k] * b[k, i1]).
   DagBuilder& matmul(const std::string& name, const std::string& a, const std::string& b) {
     const Operation &x = op(a), &y = op(b);
-    return sum(name, {x.shape[0], y.shape[1]}, {x.shape[1]},
-               [&](const Indices& ij, const Indices& k) { return mul(at(a, {ij[0], k[0]}), at(b, {k[0], ij[1]})); });
+    return sum(
+        name, {x.shape[0], y.shape[1]}, {x.shape[1]},
+        [&](const Indices& i, const Indices& k) { return mul(at(a, {i[0], k[0]}), at(b, {k[0], i[1]})); }, {}, {"k"});
   }
 
   // name = a + b elementwise (same shapes).
@@ -67,22 +71,39 @@ class DagBuilder {
     return compute(name, op(in).shape, [&](const Indices& i) { return ansor::add(at(in, i), make_const(t, value)); });
   }
 
-  // name = max(in, 0) elementwise.
+  // name = relu(in) elementwise.
   DagBuilder& relu(const std::string& name, const std::string& in) {
-    DType t = op(in).dtype;
-    return compute(name, op(in).shape, [&](const Indices& i) { return max_of(at(in, i), make_const(t, 0)); });
+    return compute(name, op(in).shape, [&](const Indices& i) { return call(MathFn::Relu, {at(in, i)}); });
   }
 
-  // name[n, f, y, x] = sum(c, ry, rx, in[n, c, y + ry, x + rx] * w[f, c, ry, rx]): a convolution
-  // NCHW/OIHW, stride 1, no padding.
+  // name = `in` with its last two dimensions padded by `amount` zeros on each side.
+  DagBuilder& pad2d(const std::string& name, const std::string& in, int64_t amount) {
+    const Operation& x = op(in);
+    std::vector<int64_t> shape = x.shape;
+    const size_t rank = shape.size();
+    for (size_t d = rank - 2; d < rank; ++d) shape[d] += 2 * amount;
+    return compute(name, shape, [&](const Indices& i) {
+      Indices inner = i;
+      Expr inside = bool_imm(true);
+      for (size_t d = rank - 2; d < rank; ++d) {
+        inside = logical_and(logical_and(inside, ge(i[d], int_imm(amount))), lt(i[d], int_imm(amount + x.shape[d])));
+        inner[d] = sub(i[d], int_imm(amount));
+      }
+      return select(inside, at(in, inner), make_const(x.dtype, 0));
+    });
+  }
+
+  // name[i0, i1, i2, i3] = sum(rc, ry, rx, in[i0, rc, i2 + ry, i3 + rx] * w[i1, rc, ry, rx]): a
+  // convolution NCHW/OIHW of stride 1 over `in` as it is (pad it first with pad2d).
   DagBuilder& conv2d(const std::string& name, const std::string& in, const std::string& w) {
     const Operation &x = op(in), &k = op(w);
     std::vector<int64_t> shape = {x.shape[0], k.shape[0], x.shape[2] - k.shape[2] + 1, x.shape[3] - k.shape[3] + 1};
-    return sum(name, shape, {k.shape[1], k.shape[2], k.shape[3]},
-               [&](const Indices& o, const Indices& r) {
-                 return mul(at(in, {o[0], r[0], ansor::add(o[2], r[1]), ansor::add(o[3], r[2])}), at(w, {o[1], r[0], r[1], r[2]}));
-               },
-               {"n", "f", "y", "x"}, {"c", "ry", "rx"});
+    return sum(
+        name, shape, {k.shape[1], k.shape[2], k.shape[3]},
+        [&](const Indices& o, const Indices& r) {
+          return mul(at(in, {o[0], r[0], ansor::add(o[2], r[1]), ansor::add(o[3], r[2])}), at(w, {o[1], r[0], r[1], r[2]}));
+        },
+        {}, {"rc", "ry", "rx"});
   }
 
   // A load of an operation already added.
@@ -97,12 +118,10 @@ class DagBuilder {
   std::shared_ptr<const ComputeDAG> build() const { return std::make_shared<const ComputeDAG>(ops_); }
 
  private:
-  static std::vector<IterVar> make_axes(const std::vector<int64_t>& shape, std::vector<std::string> names, const std::string& defaults) {
+  static std::vector<IterVar> make_axes(const std::vector<int64_t>& shape, const std::vector<std::string>& names,
+                                        const std::string& prefix = "i") {
     std::vector<IterVar> axes;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      std::string name = d < names.size() ? names[d] : d < defaults.size() ? std::string(1, defaults[d]) : "i" + std::to_string(d);
-      axes.push_back({make_var(name), shape[d]});
-    }
+    for (size_t d = 0; d < shape.size(); ++d) axes.push_back({make_var(d < names.size() ? names[d] : prefix + std::to_string(d)), shape[d]});
     return axes;
   }
 

@@ -4,6 +4,7 @@
 #include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
+#include "dag_builder.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 
@@ -17,7 +18,11 @@ size_t occurrences(const std::string& text, const std::string& what) {
 }
 
 TEST(GuardTest, ASplitOfASplitsPartGuardsItsLoopsOnce) {
-  auto dag = test::dag_of(test::parse("kernel k { X = input f32[6, 10]\n Y[i:6, j:10] = X[i, j] * 2.0 }"), "k");
+  // Y[i:6, j:10] = X[i, j] * 2.0
+  auto dag = test::DagBuilder()
+                 .input("X", {6, 10})
+                 .compute("Y", {6, 10}, [](const auto& ij) { return mul(load("X", DType::F32, ij), float_imm(2.0)); }, {"i", "j"})
+                 .build();
   constexpr int kY = 1;
   State s(dag);
   // j = j.0 * 10 + j.1 * 10 + j.2 (j.0 and j.1 of one iteration), then j.2 = 4 x 3 > 10: both
@@ -38,6 +43,14 @@ TEST(GuardTest, ASplitOfASplitsPartGuardsItsLoopsOnce) {
   interpret(naive, expected);
   interpret(lowered, args);
   EXPECT_EQ(args, expected);
+}
+
+// A split whose lengths the sampler has not decided yet prints, but does not lower.
+TEST(GuardTest, UndecidedLengthsDoNotLower) {
+  auto dag = test::DagBuilder().input("A", {64, 48}).constant("B", {48, 32}).matmul("C", "A", "B").build();
+  State s(dag);
+  s.apply(std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{0, 4}));
+  EXPECT_THROW(lower_state(s, "mm"), InvalidState);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
+#include "dag_builder.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 
@@ -22,9 +23,14 @@ namespace {
 constexpr int kB = 1, kC = 2;  // stages of the matmul below (A is stage 0)
 
 std::shared_ptr<const ComputeDAG> matmul_dag() {
-  return test::dag_of(test::parse("kernel mm { A = input f32[12, 8]\n B = const f32[8, 20]\n"
-                                  "C[i:12, j:20] = sum(k:8, A[i, k] * B[k, j]) }"),
-                      "mm");
+  // C[i:12, j:20] = sum(k:8, A[i, k] * B[k, j])
+  return test::DagBuilder()
+      .input("A", {12, 8})
+      .constant("B", {8, 20})
+      .sum(
+          "C", {12, 20}, {8}, [](const auto& ij, const auto& k) { return mul(load("A", DType::F32, {ij[0], k[0]}), load("B", DType::F32, {k[0], ij[1]})); },
+          {"i", "j"}, {"k"})
+      .build();
 }
 
 // C's loops after splitting i (12 = 3 x 4) and j (20 = 4 x 5): i0, i1, j0, j1, k.
@@ -117,9 +123,17 @@ TEST(LocalBufferTest, AccumulatorsAreContiguousAlongTheInnermostLoop) {
 // B read at (j + 1) % 2: j cannot be split into digits, so a packed B would be indexed by all
 // 20 values of j and hold 10 copies of each element. The plain layout is kept.
 TEST(PackingTest, ALayoutThatWouldReplicateTheTensorIsNotPacked) {
-  auto dag = test::dag_of(test::parse("kernel mm { A = input f32[12, 8]\n B = const f32[8, 2]\n"
-                                      "C[i:12, j:20] = sum(k:8, A[i, k] * B[k, (j + 1) % 2]) }"),
-                          "mm");
+  // C[i:12, j:20] = sum(k:8, A[i, k] * B[k, (j + 1) % 2])
+  auto dag = test::DagBuilder()
+                 .input("A", {12, 8})
+                 .constant("B", {8, 2})
+                 .sum(
+                     "C", {12, 20}, {8},
+                     [](const auto& ij, const auto& k) {
+                       return mul(load("A", DType::F32, {ij[0], k[0]}), load("B", DType::F32, {k[0], mod(add(ij[1], 1), int_imm(2))}));
+                     },
+                     {"i", "j"}, {"k"})
+                 .build();
   State s(dag);
   s.apply(std::make_shared<SplitStep>(kC, 2, std::vector<int64_t>{5}));
   s.apply(std::make_shared<LayoutRewriteStep>(kB));
