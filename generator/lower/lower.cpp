@@ -349,11 +349,12 @@ class Lowerer {
     }
 
     // The stage's pragma unrolls its loops and those of the stages computed inside it.
+    const int unroll = st.pragma(PragmaKind::AutoUnrollMaxStep);
     int enclosing_unroll = unroll_step_;
-    unroll_step_ = std::max(unroll_step_, st.auto_unroll_max_step);
+    unroll_step_ = std::max(unroll_step_, unroll);
     if (unroll_step_ > 0) unroll_steps_[st.op->name] = unroll_step_;
     Stmt nest = build_level(s, 0, prefix, guards, init, body);
-    if (st.auto_unroll_max_step > 0) nest = apply_auto_unroll(nest, st.auto_unroll_max_step);
+    if (unroll > 0) nest = apply_auto_unroll(nest, unroll);
     unroll_step_ = enclosing_unroll;
     return nest;
   }
@@ -361,16 +362,18 @@ class Lowerer {
   // The prefetch_bytes and stream_stores pragmas of stage s, as the hints of its stores.
   void add_memory_hints(LoweredKernel& k, int s) const {
     const Stage& st = state_.stage(s);
-    if (st.prefetch_bytes == 0 && !st.stream_stores) return;
+    const int prefetch_bytes = st.pragma(PragmaKind::PrefetchBytes);
+    const bool stream_stores = st.pragma(PragmaKind::StreamStores) != 0;
+    if (prefetch_bytes == 0 && !stream_stores) return;
     for (const Stage& other : state_.stages())
       for (int leaf : other.leaves)
         if (is_thread_binding(other.iters[leaf].annotation))
           throw InvalidState(fmt::format("cannot lower the schedule: '{}' has CPU memory pragmas (prefetch_bytes, stream_stores) in a GPU program",
                                          st.op->name));
     MemoryHints hints;
-    hints.prefetch_bytes = st.prefetch_bytes;
+    hints.prefetch_bytes = prefetch_bytes;
     const Buffer* stored = k.find_buffer(st.op->name);
-    if (st.stream_stores) {
+    if (stream_stores) {
       if (!stored || stored->scope != BufferScope::Param || !stored->is_output)
         throw InvalidState(fmt::format("cannot lower the schedule: stream_stores on '{}', which is not a kernel output", st.op->name));
       hints.stream_stores = true;
@@ -379,7 +382,7 @@ class Lowerer {
     // or a scale vector stays in the cache by itself.
     int64_t region = 1;
     for (int64_t e : info(s).region_extent) region *= e;
-    if (st.prefetch_bytes > 0) {
+    if (prefetch_bytes > 0) {
       for (const LoadNode* l : collect_loads(info(s).body)) {
         const Buffer* b = k.find_buffer(l->tensor);
         if (b && b->scope == BufferScope::Param && !b->is_output && b->num_elements() >= region &&

@@ -7,7 +7,6 @@
 #include <tuple>
 
 #include "sampler/program_builder.h"
-#include "sampler/step_edit.h"
 #include "schedule/steps.h"
 
 namespace ansor {
@@ -17,20 +16,12 @@ std::vector<int> step_nodes(const State& program) {
   std::iota(node_of.begin(), node_of.end(), 0);
   std::vector<int> nodes;
   for (const StepPtr& step : program.steps()) {
-    int stage = step_stage(*step);
-    switch (step->kind()) {
-      case StepKind::CacheRead: {
-        int node = node_of.at(static_cast<const CacheReadStep&>(*step).readers.at(0));
-        nodes.push_back(node);
-        node_of.insert(node_of.begin() + stage + 1, node);
-        break;
-      }
-      case StepKind::CacheWrite:
-      case StepKind::Rfactor:
-        nodes.push_back(node_of.at(stage));
-        node_of.insert(node_of.begin() + stage, node_of.at(stage));
-        break;
-      default: nodes.push_back(node_of.at(stage));
+    if (std::optional<InsertedStage> inserted = step->inserted_stage()) {
+      int node = node_of.at(inserted->owner);
+      nodes.push_back(node);
+      node_of.insert(node_of.begin() + inserted->position, node);
+    } else {
+      nodes.push_back(node_of.at(step->stage));
     }
   }
   return nodes;
@@ -72,7 +63,7 @@ std::vector<std::pair<StepPtr, int>> assemble(const Parent& a, const Parent& b, 
   for (int p = 0; p < 2; ++p) {
     const Parent& x = p == 0 ? a : b;
     for (size_t k = prefix; k < x.steps.size(); ++k)
-      if (parent_of[x.nodes[k]] == p) order.emplace_back(is_location_step(*x.steps[k]) ? 0 : 1, -step_stage(*x.steps[k]), k, p);
+      if (parent_of[x.nodes[k]] == p) order.emplace_back(x.steps[k]->places_stage() ? 0 : 1, -x.steps[k]->stage, k, p);
   }
   std::sort(order.begin(), order.end());
   for (const auto& [phase, stage, k, p] : order) {

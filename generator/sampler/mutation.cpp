@@ -6,7 +6,6 @@
 
 #include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
-#include "sampler/step_edit.h"
 #include "schedule/steps.h"
 
 namespace ansor {
@@ -259,12 +258,12 @@ std::optional<State> Mutator::mutate_compute_location(const State& program, std:
   const std::vector<StepPtr>& steps = program.steps();
   // Annotation places the flexible stages first, right after the sketch's steps.
   size_t placed = match.prefix;
-  while (placed < steps.size() && is_location_step(*steps[placed])) ++placed;
+  while (placed < steps.size() && steps[placed]->places_stage()) ++placed;
   for (int stage : shuffled(catalog_->flexible_stages(match.sketch), rng)) {
     std::vector<StepPtr> head(steps.begin(), steps.begin() + static_cast<long>(match.prefix));
     StepPtr placement;  // the stage's own, if annotation did not leave it at the root
     for (size_t k = match.prefix; k < placed; ++k) {
-      if (step_stage(*steps[k]) == stage)
+      if (steps[k]->stage == stage)
         placement = steps[k];
       else
         head.push_back(steps[k]);
@@ -298,7 +297,7 @@ std::optional<State> Mutator::mutate_compute_location(const State& program, std:
       const bool leaves_root = at_root && chosen;
       const bool drop_own = chosen && (chosen->kind() == StepKind::ComputeInline || (leaves_root && ctx_.gpu));
       for (size_t k = placed; k < steps.size(); ++k)
-        if (!drop_own || step_stage(*steps[k]) != stage) rewritten.push_back(steps[k]);
+        if (!drop_own || steps[k]->stage != stage) rewritten.push_back(steps[k]);
       std::optional<State> moved;
       if (std::optional<ParallelSite> site = leaves_root && !drop_own ? parallel_site_of(rewritten, tail, stage) : std::nullopt) {
         if (std::optional<std::vector<StepPtr>> serial = with_parallel_loops(rewritten, *site, 0))

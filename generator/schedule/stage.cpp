@@ -2,6 +2,8 @@
 #include "schedule/stage.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 
 namespace ansor {
 
@@ -18,11 +20,14 @@ constexpr AnnotationInfo kAnnotations[] = {
 struct PragmaInfo {
   std::string_view name;
   int64_t max_value;
+  bool unread_output_only;
 };
 constexpr PragmaInfo kPragmas[] = {
-#define PRAGMA_KIND(Enum, name, max_value) {name, max_value},
+#define PRAGMA_KIND(Enum, name, max_value, unread_output_only) {name, max_value, unread_output_only},
 #include "schedule/pragma_kind.def"
 };
+// Stages keep pragma values as int.
+static_assert(std::all_of(std::begin(kPragmas), std::end(kPragmas), [](const PragmaInfo& p) { return p.max_value <= INT32_MAX; }));
 }  // namespace
 
 std::string_view annotation_name(IterAnnotation a) { return kAnnotations[static_cast<int>(a)].name; }
@@ -57,6 +62,7 @@ bool parse_annotation(std::string_view name, IterAnnotation& out) { return parse
 
 std::string_view pragma_name(PragmaKind k) { return kPragmas[static_cast<int>(k)].name; }
 int64_t pragma_max_value(PragmaKind k) { return kPragmas[static_cast<int>(k)].max_value; }
+bool pragma_needs_unread_output(PragmaKind k) { return kPragmas[static_cast<int>(k)].unread_output_only; }
 
 bool parse_pragma(std::string_view name, PragmaKind& out) { return parse_name(kPragmas, name, out); }
 
@@ -91,6 +97,18 @@ bool parse_memory_scope(std::string_view name, MemoryScope& out) {
 int Stage::leaf_position(int iter) const {
   auto it = std::find(leaves.begin(), leaves.end(), iter);
   return it == leaves.end() ? -1 : static_cast<int>(it - leaves.begin());
+}
+
+int Stage::pragma(PragmaKind k) const {
+  auto it = pragmas.find(k);
+  return it == pragmas.end() ? 0 : it->second;
+}
+
+void Stage::set_pragma(PragmaKind k, int value) {
+  if (value == 0)
+    pragmas.erase(k);
+  else
+    pragmas[k] = value;
 }
 
 Stage make_initial_stage(const OpPtr& op) {

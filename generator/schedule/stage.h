@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,12 +33,13 @@ bool parse_annotation(std::string_view name, IterAnnotation& out);
 std::string_view iter_kind_name(IterKind k);
 
 enum class PragmaKind : uint8_t {
-#define PRAGMA_KIND(Enum, name, max_value) Enum,
+#define PRAGMA_KIND(Enum, name, max_value, unread_output_only) Enum,
 #include "schedule/pragma_kind.def"
 };
 
 std::string_view pragma_name(PragmaKind k);
 int64_t pragma_max_value(PragmaKind k);
+bool pragma_needs_unread_output(PragmaKind k);
 bool parse_pragma(std::string_view name, PragmaKind& out);
 
 struct Iterator {
@@ -82,9 +84,8 @@ struct Stage {
 
   MemoryScope scope = MemoryScope::Global;
   bool layout_rewrite = false;   // a const input stored in its consumer's loop order
-  int auto_unroll_max_step = 0;  // pragma: unroll inner loops up to this many steps
-  int prefetch_bytes = 0;        // pragma: how far ahead vector loops prefetch their input streams
-  bool stream_stores = false;    // pragma: vector stores into an output bypass the caches
+  // The pragmas that are on (pragma_kind.def), with their values; the others are 0 (off).
+  std::map<PragmaKind, int> pragmas;
   // storage_align: pad dimension `align_dim` of the stage's buffer so that its stride is
   // `align_factor * k + align_offset` (avoids bank conflicts in GPU shared memory).
   int align_dim = -1;
@@ -95,6 +96,10 @@ struct Stage {
   const Iterator& leaf(int position) const { return iters[leaves[position]]; }
   // Position of an iterator in `leaves`, -1 when it is not a loop.
   int leaf_position(int iter) const;
+  // The pragma's value, 0 when it is off.
+  int pragma(PragmaKind k) const;
+  // Sets the pragma's value; 0 turns it off.
+  void set_pragma(PragmaKind k, int value);
 };
 
 // A stage with the operation's axes (and reduction axes) as its loops, computed at the root.

@@ -127,8 +127,9 @@ std::string State::signature() const {
       case ComputeLocation::At: s += fmt::format(" at {}:{}", stages_[st.attach_stage].op->name,
                                                   stages_[st.attach_stage].iters[st.attach_iter].name); break;
     }
-    s += fmt::format(" {} unroll={} prefetch={} stream={} align={}/{}/{} pack={} |", memory_scope_name(st.scope), st.auto_unroll_max_step,
-                     st.prefetch_bytes, st.stream_stores, st.align_dim, st.align_factor, st.align_offset, st.layout_rewrite);
+    s += fmt::format(" {}", memory_scope_name(st.scope));
+    for (const auto& [pragma, value] : st.pragmas) s += fmt::format(" {}={}", pragma_name(pragma), value);
+    s += fmt::format(" align={}/{}/{} pack={} |", st.align_dim, st.align_factor, st.align_offset, st.layout_rewrite);
     for (const IterRelation& r : st.relations)
       s += fmt::format(" {}({};{};{})", r.kind == IterRelation::Kind::Split ? "S" : "F", fmt::join(r.inputs, ","),
                        fmt::join(r.outputs, ","), fmt::join(r.factors, ","));

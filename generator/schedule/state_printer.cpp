@@ -30,9 +30,13 @@ class StatePrinter {
     const Stage& st = s_.stage(s);
     std::string pad(indent * 2, ' ');
     if (st.scope != MemoryScope::Global) out_ += fmt::format("{}{} in {} memory\n", pad, st.op->name, memory_scope_name(st.scope));
-    if (st.auto_unroll_max_step > 0) out_ += fmt::format("{}{} auto_unroll_max_step = {}\n", pad, st.op->name, st.auto_unroll_max_step);
-    if (st.prefetch_bytes > 0) out_ += fmt::format("{}{} prefetch_bytes = {}\n", pad, st.op->name, st.prefetch_bytes);
-    if (st.stream_stores) out_ += fmt::format("{}{} stream_stores\n", pad, st.op->name);
+    // A pragma that is on or off prints as its name alone.
+    for (const auto& [pragma, value] : st.pragmas) {
+      if (pragma_max_value(pragma) == 1)
+        out_ += fmt::format("{}{} {}\n", pad, st.op->name, pragma_name(pragma));
+      else
+        out_ += fmt::format("{}{} {} = {}\n", pad, st.op->name, pragma_name(pragma), value);
+    }
     for (size_t p = 0; p < st.leaves.size(); ++p) {
       const Iterator& it = st.iters[st.leaves[p]];
       std::string kind = it.annotation == IterAnnotation::None ? "for" : std::string(annotation_name(it.annotation));

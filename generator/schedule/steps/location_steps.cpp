@@ -55,6 +55,17 @@ std::string ComputeAtStep::describe(const State& s) const {
   return fmt::format("compute_at({}, {}, {})", stage_name(s, stage), stage_name(s, target_stage), loop_name(s, target_stage, target_iter));
 }
 
+StepPtr ComputeAtStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "target_stage", "target_iter"});
+  return std::make_shared<ComputeAtStep>(stage_field(j), int_field(j, "target_stage", 0, kMaxIndex), int_field(j, "target_iter", 0, kMaxIndex));
+}
+
+std::vector<LoopRef> ComputeAtStep::loops() const { return {{target_stage, target_iter}}; }
+
+StepPtr ComputeAtStep::with_loops(const std::vector<LoopRef>& loops) const {
+  return std::make_shared<ComputeAtStep>(stage, target_stage, loops.at(0).iter);
+}
+
 void ComputeInlineStep::apply_to(State& state) const {
   Stage& st = movable_stage(state, stage, "compute_inline");
   if (st.op->reduction()) throw StepError(fmt::format("compute_inline: '{}' is a reduction", st.op->name));
@@ -72,6 +83,11 @@ nlohmann::json ComputeInlineStep::to_json() const {
 
 std::string ComputeInlineStep::describe(const State& s) const { return fmt::format("compute_inline({})", stage_name(s, stage)); }
 
+StepPtr ComputeInlineStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage"});
+  return std::make_shared<ComputeInlineStep>(stage_field(j));
+}
+
 void ComputeRootStep::apply_to(State& state) const {
   Stage& st = movable_stage(state, stage, "compute_root");
   st.location = ComputeLocation::Root;
@@ -86,5 +102,10 @@ nlohmann::json ComputeRootStep::to_json() const {
 }
 
 std::string ComputeRootStep::describe(const State& s) const { return fmt::format("compute_root({})", stage_name(s, stage)); }
+
+StepPtr ComputeRootStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage"});
+  return std::make_shared<ComputeRootStep>(stage_field(j));
+}
 
 }  // namespace ansor

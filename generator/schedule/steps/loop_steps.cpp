@@ -26,6 +26,15 @@ std::string SplitStep::describe(const State& s) const {
   return fmt::format("split({}, {}, [{}])", stage_name(s, stage), loop_name(s, stage, iter), fmt::join(ls, ", "));
 }
 
+StepPtr SplitStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "iter", "lengths"});
+  return std::make_shared<SplitStep>(stage_field(j), iter_field(j), int_list_field(j, "lengths", 0, kMaxLength, kMaxList));
+}
+
+std::vector<LoopRef> SplitStep::loops() const { return {{stage, iter}}; }
+
+StepPtr SplitStep::with_loops(const std::vector<LoopRef>& loops) const { return std::make_shared<SplitStep>(stage, loops.at(0).iter, lengths); }
+
 std::vector<int64_t> FollowSplitStep::lengths(const State& state) const {
   if (src_step < 0 || src_step >= static_cast<int>(state.steps().size()))
     throw StepError(fmt::format("follow_split: there is no step {}", src_step));
@@ -53,6 +62,17 @@ nlohmann::json FollowSplitStep::to_json() const {
 
 std::string FollowSplitStep::describe(const State& s) const {
   return fmt::format("follow_split({}, {}, step {}, {})", stage_name(s, stage), loop_name(s, stage, iter), src_step, n_split);
+}
+
+StepPtr FollowSplitStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "iter", "src_step", "n_split"});
+  return std::make_shared<FollowSplitStep>(stage_field(j), iter_field(j), int_field(j, "src_step", 0, kMaxIndex), int_field(j, "n_split", 1, kMaxList));
+}
+
+std::vector<LoopRef> FollowSplitStep::loops() const { return {{stage, iter}}; }
+
+StepPtr FollowSplitStep::with_loops(const std::vector<LoopRef>& loops) const {
+  return std::make_shared<FollowSplitStep>(stage, loops.at(0).iter, src_step, n_split);
 }
 
 int64_t FollowFusedSplitStep::length(const State& state) const {
@@ -88,6 +108,17 @@ std::string FollowFusedSplitStep::describe(const State& s) const {
                      fmt::join(src_steps, ", "), level);
 }
 
+StepPtr FollowFusedSplitStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "iter", "src_steps", "level"});
+  return std::make_shared<FollowFusedSplitStep>(stage_field(j), iter_field(j), index_list_field(j, "src_steps"), int_field(j, "level", 0, kMaxList));
+}
+
+std::vector<LoopRef> FollowFusedSplitStep::loops() const { return {{stage, iter}}; }
+
+StepPtr FollowFusedSplitStep::with_loops(const std::vector<LoopRef>& loops) const {
+  return std::make_shared<FollowFusedSplitStep>(stage, loops.at(0).iter, src_steps, level);
+}
+
 void ReorderStep::apply_to(State& state) const {
   Stage& st = loop_stage(state, stage, "reorder");
   std::vector<int> sorted = order;
@@ -113,6 +144,19 @@ std::string ReorderStep::describe(const State& s) const {
   std::vector<std::string> names;
   for (int i : order) names.push_back(loop_name(s, stage, i));
   return fmt::format("reorder({}, [{}])", stage_name(s, stage), fmt::join(names, ", "));
+}
+
+StepPtr ReorderStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "order"});
+  return std::make_shared<ReorderStep>(stage_field(j), index_list_field(j, "order"));
+}
+
+// Every loop of the stage; with_loops stays the base's nullptr, since a reorder of renumbered
+// loops would be another permutation, not this one.
+std::vector<LoopRef> ReorderStep::loops() const {
+  std::vector<LoopRef> refs;
+  for (int p : order) refs.push_back({stage, p});
+  return refs;
 }
 
 void FuseStep::apply_to(State& state) const {
@@ -160,6 +204,23 @@ std::string FuseStep::describe(const State& s) const {
   std::vector<std::string> names;
   for (int i : iters) names.push_back(loop_name(s, stage, i));
   return fmt::format("fuse({}, [{}])", stage_name(s, stage), fmt::join(names, ", "));
+}
+
+StepPtr FuseStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "iters"});
+  return std::make_shared<FuseStep>(stage_field(j), index_list_field(j, "iters"));
+}
+
+std::vector<LoopRef> FuseStep::loops() const {
+  std::vector<LoopRef> refs;
+  for (int p : iters) refs.push_back({stage, p});
+  return refs;
+}
+
+StepPtr FuseStep::with_loops(const std::vector<LoopRef>& loops) const {
+  std::vector<int> positions;
+  for (const LoopRef& l : loops) positions.push_back(l.iter);
+  return std::make_shared<FuseStep>(stage, positions);
 }
 
 }  // namespace ansor

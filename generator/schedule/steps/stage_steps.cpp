@@ -83,6 +83,13 @@ std::string CacheReadStep::describe(const State& s) const {
   return fmt::format("cache_read({}, {}, [{}])", stage_name(s, stage), memory_scope_name(scope), fmt::join(names, ", "));
 }
 
+StepPtr CacheReadStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "scope", "readers"});
+  return std::make_shared<CacheReadStep>(stage_field(j), scope_field(j), index_list_field(j, "readers"));
+}
+
+std::optional<InsertedStage> CacheReadStep::inserted_stage() const { return InsertedStage{stage + 1, readers.at(0)}; }
+
 void CacheWriteStep::apply_to(State& state) const {
   Stage& st = loop_stage(state, stage, "cache_write");
   if (!untransformed(st) || st.location != ComputeLocation::Root)
@@ -94,9 +101,7 @@ void CacheWriteStep::apply_to(State& state) const {
   cache_op->name = name;
   std::vector<IterVar> axes = fresh_axes(op);
   Stage copy_out = make_initial_stage(make_compute(op.name, axes, load(name, op.dtype, axis_exprs(axes))));
-  copy_out.auto_unroll_max_step = st.auto_unroll_max_step;
-  copy_out.prefetch_bytes = st.prefetch_bytes;
-  copy_out.stream_stores = st.stream_stores;
+  copy_out.pragmas = st.pragmas;
   st = std::move(copy_out);
   Stage cache = make_initial_stage(cache_op);
   cache.scope = scope;
@@ -113,6 +118,13 @@ nlohmann::json CacheWriteStep::to_json() const {
 std::string CacheWriteStep::describe(const State& s) const {
   return fmt::format("cache_write({}, {})", stage_name(s, stage), memory_scope_name(scope));
 }
+
+StepPtr CacheWriteStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "scope"});
+  return std::make_shared<CacheWriteStep>(stage_field(j), scope_field(j));
+}
+
+std::optional<InsertedStage> CacheWriteStep::inserted_stage() const { return InsertedStage{stage, stage}; }
 
 void RfactorStep::apply_to(State& state) const {
   Stage& st = loop_stage(state, stage, "rfactor");
@@ -200,6 +212,19 @@ std::string RfactorStep::describe(const State& s) const {
   return fmt::format("rfactor({}, {}, axis {})", stage_name(s, stage), loop_name(s, stage, iter), factor_axis);
 }
 
+StepPtr RfactorStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage", "iter", "factor_axis"});
+  return std::make_shared<RfactorStep>(stage_field(j), iter_field(j), int_field(j, "factor_axis", 0, kMaxList));
+}
+
+std::vector<LoopRef> RfactorStep::loops() const { return {{stage, iter}}; }
+
+StepPtr RfactorStep::with_loops(const std::vector<LoopRef>& loops) const {
+  return std::make_shared<RfactorStep>(stage, loops.at(0).iter, factor_axis);
+}
+
+std::optional<InsertedStage> RfactorStep::inserted_stage() const { return InsertedStage{stage, stage}; }
+
 void LayoutRewriteStep::apply_to(State& state) const {
   const Stage& st = state.checked_stage(stage, "layout_rewrite");
   if (!st.is_placeholder() || !st.op->is_const)
@@ -216,5 +241,10 @@ nlohmann::json LayoutRewriteStep::to_json() const {
 }
 
 std::string LayoutRewriteStep::describe(const State& s) const { return fmt::format("layout_rewrite({})", stage_name(s, stage)); }
+
+StepPtr LayoutRewriteStep::from_json(const nlohmann::json& j) {
+  expect_keys(j, {"stage"});
+  return std::make_shared<LayoutRewriteStep>(stage_field(j));
+}
 
 }  // namespace ansor

@@ -126,4 +126,21 @@ std::string string_field(const nlohmann::json& j, const char* key) {
   return v.get<std::string>();
 }
 
+int stage_field(const nlohmann::json& j) { return int_field(j, "stage", 0, kMaxIndex); }
+
+int iter_field(const nlohmann::json& j) { return int_field(j, "iter", 0, kMaxIndex); }
+
+std::vector<int> index_list_field(const nlohmann::json& j, const char* key) {
+  std::vector<int> out;
+  for (int64_t v : int_list_field(j, key, 0, kMaxIndex, kMaxList)) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+MemoryScope scope_field(const nlohmann::json& j) {
+  MemoryScope scope;
+  std::string name = string_field(j, "scope");
+  if (!parse_memory_scope(name, scope)) throw StepError(fmt::format("unknown memory scope '{}'", name));
+  return scope;
+}
+
 }  // namespace ansor::step_util

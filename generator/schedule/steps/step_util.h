@@ -35,6 +35,13 @@ int int_field(const nlohmann::json& j, const char* key, int64_t min, int64_t max
 int64_t int64_field(const nlohmann::json& j, const char* key, int64_t min, int64_t max);
 std::vector<int64_t> int_list_field(const nlohmann::json& j, const char* key, int64_t min, int64_t max, size_t max_size);
 std::string string_field(const nlohmann::json& j, const char* key);
+// "stage" and "iter": a stage and a loop position.
+int stage_field(const nlohmann::json& j);
+int iter_field(const nlohmann::json& j);
+// A list of stage, loop or step positions.
+std::vector<int> index_list_field(const nlohmann::json& j, const char* key);
+// "scope": a memory scope by name.
+MemoryScope scope_field(const nlohmann::json& j);
 
 // Limits that a record's numbers must respect.
 inline constexpr int64_t kMaxIndex = 1 << 16;

@@ -351,8 +351,8 @@ kernel matmul {
     for (int i = 0; i < 100; ++i) {
       State s = sample_program(sketches, annotator, rng);
       for (const Stage& st : s.stages()) {
-        prefetched[name][st.op->name] += st.prefetch_bytes > 0;
-        streamed[name][st.op->name] += st.stream_stores;
+        prefetched[name][st.op->name] += st.pragma(PragmaKind::PrefetchBytes) > 0;
+        streamed[name][st.op->name] += st.pragma(PragmaKind::StreamStores);
       }
     }
   }

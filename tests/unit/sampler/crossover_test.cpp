@@ -12,7 +12,6 @@
 #include "program_reference.h"
 #include "sampler/annotation.h"
 #include "sampler/program_builder.h"
-#include "sampler/step_edit.h"
 #include "test_support.h"
 
 namespace ansor {
@@ -54,7 +53,7 @@ NodeSteps steps_by_node(const State& program) {
   NodeSteps out;
   std::vector<int> nodes = step_nodes(program);
   for (size_t k = 0; k < program.steps().size(); ++k)
-    out[nodes[k]][step_stage(*program.steps()[k])].push_back(program.steps()[k]->to_json().dump());
+    out[nodes[k]][program.steps()[k]->stage].push_back(program.steps()[k]->to_json().dump());
   return out;
 }
 
@@ -125,7 +124,7 @@ TEST(CrossoverTest, StepNodesGroupDerivedStagesWithTheirNode) {
     std::vector<int> nodes = step_nodes(program);
     State replaying(f.dag);
     for (size_t k = 0; k < program.steps().size(); ++k) {
-      const std::string& stage = replaying.stage(step_stage(*program.steps()[k])).op->name;
+      const std::string& stage = replaying.stage(program.steps()[k]->stage).op->name;
       if (stage == "C" || stage == "C.local") {
         EXPECT_EQ(nodes[k], c) << stage;
       } else if (stage == "B") {

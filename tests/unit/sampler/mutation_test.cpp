@@ -164,7 +164,7 @@ TEST(MutationTest, UnrollTakesAnotherValueOfTheContext) {
     ASSERT_TRUE(before && after);
     EXPECT_NE(before->value, after->value);
     EXPECT_NE(std::find(ctx.unroll_steps.begin(), ctx.unroll_steps.end(), after->value), ctx.unroll_steps.end());
-    EXPECT_EQ(mutated->stage(after->stage).auto_unroll_max_step, after->value);
+    EXPECT_EQ(mutated->stage(after->stage).pragma(PragmaKind::AutoUnrollMaxStep), after->value);
     ++checked;
   }
   EXPECT_GT(checked, 30);
@@ -184,8 +184,8 @@ TEST(MutationTest, MemoryHintChangesOnePrefetchOrStreamPragma) {
   for (int i = 0; i < 60; ++i) {
     State program = sample_program(task.catalog->sketches(), annotator, rng);
     const Stage& out = program.stage(program.num_stages() - 1);
-    prefetching += out.prefetch_bytes > 0;
-    streaming += out.stream_stores;
+    prefetching += out.pragma(PragmaKind::PrefetchBytes) > 0;
+    streaming += out.pragma(PragmaKind::StreamStores);
     std::optional<State> mutated = mutator.mutate(MutationKind::MemoryHint, program, rng);
     if (!mutated) continue;
     auto [before, after] = changed_pragma(program, *mutated);
@@ -195,10 +195,10 @@ TEST(MutationTest, MemoryHintChangesOnePrefetchOrStreamPragma) {
     const Stage& st = mutated->stage(after->stage);
     if (after->pragma == PragmaKind::PrefetchBytes) {
       EXPECT_TRUE(after->value == 0 || std::count(ctx.prefetch_distances.begin(), ctx.prefetch_distances.end(), after->value) == 1);
-      EXPECT_EQ(st.prefetch_bytes, after->value);
+      EXPECT_EQ(st.pragma(PragmaKind::PrefetchBytes), after->value);
     } else {
       ASSERT_EQ(after->pragma, PragmaKind::StreamStores);
-      EXPECT_EQ(st.stream_stores, after->value == 1);
+      EXPECT_EQ(st.pragma(PragmaKind::StreamStores) == 1, after->value == 1);
     }
     ++checked;
   }

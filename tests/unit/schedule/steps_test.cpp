@@ -169,15 +169,15 @@ TEST_F(StepsTest, PragmaAndStorageAlignSetStageAttributes) {
   State s = initial("mm");
   s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::AutoUnrollMaxStep, 64));
   s.apply(std::make_shared<StorageAlignStep>(2, 0, 16, 4));
-  EXPECT_EQ(s.stage(2).auto_unroll_max_step, 64);
+  EXPECT_EQ(s.stage(2).pragma(PragmaKind::AutoUnrollMaxStep), 64);
   EXPECT_EQ(s.stage(2).align_dim, 0);
   expect_round_trip(s);
   expect_rejected(s, std::make_shared<PragmaStep>(2, 0, PragmaKind::AutoUnrollMaxStep, 100000));
   s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::PrefetchBytes, 2048));
   s.apply(std::make_shared<PragmaStep>(2, 0, PragmaKind::StreamStores, 1));
-  EXPECT_EQ(s.stage(2).prefetch_bytes, 2048);
-  EXPECT_TRUE(s.stage(2).stream_stores);
-  EXPECT_EQ(s.stage(2).auto_unroll_max_step, 64);
+  EXPECT_EQ(s.stage(2).pragma(PragmaKind::PrefetchBytes), 2048);
+  EXPECT_EQ(s.stage(2).pragma(PragmaKind::StreamStores), 1);
+  EXPECT_EQ(s.stage(2).pragma(PragmaKind::AutoUnrollMaxStep), 64);
   expect_round_trip(s);
   expect_rejected(s, std::make_shared<PragmaStep>(2, 0, PragmaKind::PrefetchBytes, 20000));
   expect_rejected(s, std::make_shared<PragmaStep>(2, 0, PragmaKind::StreamStores, 2));
@@ -192,8 +192,8 @@ TEST_F(StepsTest, StreamStoresOnlyIntoAKernelOutput) {
   expect_rejected(s, std::make_shared<PragmaStep>(relu - 1, 0, PragmaKind::StreamStores, 1));
   s.apply(std::make_shared<PragmaStep>(relu - 1, 0, PragmaKind::PrefetchBytes, 1024));
   s.apply(std::make_shared<PragmaStep>(relu, 0, PragmaKind::StreamStores, 1));
-  EXPECT_TRUE(s.stage(relu).stream_stores);
-  EXPECT_EQ(s.stage(relu - 1).prefetch_bytes, 1024);
+  EXPECT_EQ(s.stage(relu).pragma(PragmaKind::StreamStores), 1);
+  EXPECT_EQ(s.stage(relu - 1).pragma(PragmaKind::PrefetchBytes), 1024);
 }
 
 TEST_F(StepsTest, ComputeAtInlineAndRoot) {
