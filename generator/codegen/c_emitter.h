@@ -23,8 +23,8 @@ class CEmitter {
   virtual ~CEmitter() = default;
 
  protected:
-  // index_type: the C type of loop variables and index arithmetic.
-  CEmitter(const LoweredKernel& kernel, std::string index_type) : kernel_(kernel), index_type_(std::move(index_type)) {}
+  // Loop variables and index arithmetic take the kernel's index type (32-bit as `int`).
+  explicit CEmitter(const LoweredKernel& kernel) : kernel_(kernel), index_type_(kernel.index_dtype == DType::I32 ? "int" : "int64_t") {}
 
   // Parameters keep their C names (params[i] is buffer kernel.params[i]); other buffers get
   // unique names in this function's scope.

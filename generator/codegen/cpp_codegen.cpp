@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
+#include <stdexcept>
 
 #include "codegen/c_emitter.h"
 
@@ -14,7 +14,7 @@ namespace {
 
 class CppEmitter final : public CEmitter {
  public:
-  explicit CppEmitter(const LoweredKernel& k) : CEmitter(k, "int64_t") {}
+  explicit CppEmitter(const LoweredKernel& k) : CEmitter(k) {}
 
   // The function `linkage symbol(params)` running the kernel's loop program.
   std::string run(const std::vector<ParamDecl>& params, const std::string& linkage, const std::string& symbol) {
@@ -75,8 +75,7 @@ class CppEmitter final : public CEmitter {
       case StmtKind::Seq: {
         const std::vector<Stmt>& stmts = s->as<SeqNode>()->stmts;
         for (size_t i = 0; i < stmts.size();) {
-          size_t n = horizontal_reduction_length(stmts, i);
-          if (n >= kMinHorizontalReduction) {
+          if (const size_t n = kernel_.horizontal_reduction_length(stmts[i].get())) {
             emit_horizontal_reduction(stmts, i, n);
             i += n;
           } else {
@@ -118,7 +117,7 @@ class CppEmitter final : public CEmitter {
                                                 f.var->name, annotation_name(f.binding)));
       case ForKind::Serial: break;
     }
-    line(fmt::format("for (int64_t {} = 0; {} < {}; ++{}) {{", v, v, f.extent, v));
+    line(fmt::format("for ({} {} = 0; {} < {}; ++{}) {{", index_type_, v, v, f.extent, v));
     ++indent_;
     stmt(f.body);
     --indent_;
@@ -126,48 +125,13 @@ class CppEmitter final : public CEmitter {
   }
 
   // ---- Horizontal reductions ----
-  // Lowering combines the lanes of a vectorised partial reduction (rfactor) one by one:
-  // A[c] = A[c] op B[j], A[c] = A[c] op B[j + 1], ... A chain of N - 1 dependent operations
-  // becomes one call of the runtime's balanced-tree helper (ansor_rt::vreduce_*).
-  static constexpr size_t kMinHorizontalReduction = 4;
-
-  // The store's combining operation, when it is A[c] = A[c] op B[...] (accumulation_step)
-  // with A and B float buffers of one dtype; its operand load.
-  std::optional<AccumulationStep> accumulation(const Stmt& s) {
-    auto* st = s->as<StoreNode>();
-    std::optional<AccumulationStep> step = st ? accumulation_step(*st) : std::nullopt;
-    if (!step) return std::nullopt;
-    const Buffer& target = buffer(st->buffer);
-    if (!(target.dtype == DType::F32 || target.dtype == DType::F64) || buffer(step->operand->tensor).dtype != target.dtype) return std::nullopt;
-    return step;
-  }
-
-  // How many statements from stmts[i] accumulate consecutive elements B[j], B[j + 1], ... into
-  // the same A[c] with the same operation.
-  size_t horizontal_reduction_length(const std::vector<Stmt>& stmts, size_t i) {
-    std::optional<AccumulationStep> first = accumulation(stmts[i]);
-    if (!first) return 0;
-    auto* store = stmts[i]->as<StoreNode>();
-    const Buffer& source = buffer(first->operand->tensor);
-    Expr base = flat_expr(source, first->operand->indices);
-    size_t n = 1;
-    for (; i + n < stmts.size(); ++n) {
-      std::optional<AccumulationStep> next = accumulation(stmts[i + n]);
-      if (!next || next->op != first->op || next->operand->tensor != first->operand->tensor) break;
-      auto* next_store = stmts[i + n]->as<StoreNode>();
-      if (next_store->buffer != store->buffer || next_store->indices.size() != store->indices.size()) break;
-      bool same_target = true;
-      for (size_t k = 0; k < store->indices.size(); ++k) same_target = same_target && structural_equal(next_store->indices[k], store->indices[k]);
-      if (!same_target) break;
-      Expr offset = simplify(ansor::binary(BinaryOp::Sub, flat_expr(source, next->operand->indices), base), ranges_);
-      if (!is_const_int(offset, static_cast<int64_t>(n))) break;
-    }
-    return n;
-  }
-
+  // Lowering found runs of n accumulation steps A[c] = A[c] op B[j], A[c] = A[c] op B[j + 1],
+  // ... (the lanes of a vectorised partial reduction combined one by one): a chain of n - 1
+  // dependent operations becomes one call of the runtime's balanced-tree helper
+  // (ansor_rt::vreduce_*).
   void emit_horizontal_reduction(const std::vector<Stmt>& stmts, size_t i, size_t n) {
     const StoreNode& store = *stmts[i]->as<StoreNode>();
-    const AccumulationStep acc = *accumulation(stmts[i]);
+    const AccumulationStep acc = *accumulation_step(store);
     const Buffer& target = buffer(store.buffer);
     const Buffer& source = buffer(acc.operand->tensor);
     const std::string type = compute_type(target.dtype);
@@ -193,9 +157,8 @@ class CppEmitter final : public CEmitter {
   static bool is_native_vector_type(DType t) { return t == DType::F32 || t == DType::F64; }
 
   // The prefetches that the memory hints of the loop's stores ask for: for each contiguous load
-  // of a prefetched input, the hint's distance ahead of each cache line the vector loads (one
-  // line of 64 bytes for 16 floats, two for 32), each address once.
-  static constexpr int kCacheLineBytes = 64;
+  // of a prefetched input, the hint's distance ahead of each cache line (of the target's) the
+  // vector loads (one line of 64 bytes for 16 floats, two for 32), each address once.
 
   void emit_prefetches(const Stmt& body, const VarNode* v, int lanes) {
     std::vector<std::string> printed;
@@ -209,7 +172,7 @@ class CppEmitter final : public CEmitter {
         Expr flat = flat_expr(b, l->indices);
         if (linear_coefficient(flat, v) != 1) continue;
         const int vector_bytes = lanes * dtype_bytes(b.dtype);
-        for (int line_offset = 0; line_offset < std::max(vector_bytes, 1); line_offset += kCacheLineBytes) {
+        for (int line_offset = 0; line_offset < std::max(vector_bytes, 1); line_offset += kernel_.cache_line_bytes) {
           std::string text = fmt::format("ansor_rt::prefetch(&{}[{}], {});", buffer_names_[b.name], lane_index(flat, v, 0),
                                          hints->prefetch_bytes + line_offset);
           if (std::find(printed.begin(), printed.end(), text) != printed.end()) continue;
@@ -389,6 +352,8 @@ class CppEmitter final : public CEmitter {
 }  // namespace
 
 std::string emit_cpp_kernel(const LoweredKernel& kernel, const std::vector<ParamDecl>& params, const std::string& symbol) {
+  if (!kernel.launches.empty())
+    throw std::invalid_argument(fmt::format("the C++ code generator cannot print '{}': it was lowered for a GPU target", kernel.name));
   std::string out = CppEmitter(kernel).run(params, "static", "ansor_kernel_impl");
   std::vector<std::string> plain_args, packed_setup;
   for (size_t i = 0; i < params.size(); ++i) {

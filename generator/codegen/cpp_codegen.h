@@ -16,7 +16,8 @@ namespace ansor {
 //   int symbol_pack_W(const T* W, T* W_packed), int64_t symbol_W_packed_elements(void)
 //                                         for every const input W
 // A const input whose layout the schedule does not rewrite packs as a plain copy, so the
-// interface does not depend on the schedule.
+// interface does not depend on the schedule. Throws std::invalid_argument for a program lowered
+// for a GPU target.
 std::string emit_cpp_kernel(const LoweredKernel& kernel, const std::vector<ParamDecl>& params, const std::string& symbol);
 
 }  // namespace ansor

@@ -4,26 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <stdexcept>
 
 #include "codegen/c_emitter.h"
-#include "codegen/gpu_launch.h"
 
 namespace ansor {
 
 namespace {
-
-// 32-bit index arithmetic where every buffer and loop fits: GPUs compute 64-bit integers in
-// several instructions.
-std::string index_type_of(const LoweredKernel& k) {
-  bool fits = true;
-  for (const Buffer& b : k.buffers) fits = fits && b.num_elements() < INT32_MAX;
-  for_each_stmt(k.body, [&fits](const Stmt& s) {
-    if (auto* f = s->as<ForNode>()) fits = fits && f->extent < INT32_MAX;
-  });
-  return fits ? "int" : "int64_t";
-}
 
 const char* reduction_name(ReduceOp op) {
   switch (op) {
@@ -40,7 +27,10 @@ const char* const kBlockIndex[3] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
 
 class CudaEmitter final : public CEmitter {
  public:
-  explicit CudaEmitter(const LoweredKernel& k) : CEmitter(k, index_type_of(k)), launches_(gpu_launches(k)) {}
+  explicit CudaEmitter(const LoweredKernel& k) : CEmitter(k) {
+    if (k.launches.empty())
+      throw std::invalid_argument(fmt::format("the CUDA code generator cannot print '{}': it was not lowered for a GPU target", k.name));
+  }
 
   // The kernel's `__global__` functions `prefix_grid_N` and `static int prefix_launch(params...,
   // cudaStream_t)`, which queues them on the stream.
@@ -58,7 +48,7 @@ class CudaEmitter final : public CEmitter {
       device_params.push_back(fmt::format("{}* __restrict__ {}", dtype_c_type(b->dtype), buffer_name(b->name)));
       args.push_back(buffer_name(b->name));
     }
-    for (size_t l = 0; l < launches_.size(); ++l) emit_grid(launches_[l], fmt::format("{}_grid_{}", prefix, l), device_params);
+    for (size_t l = 0; l < kernel_.launches.size(); ++l) emit_grid(kernel_.launches[l], fmt::format("{}_grid_{}", prefix, l), device_params);
     emit_launcher(params, prefix, args);
     return out_;
   }
@@ -77,18 +67,17 @@ class CudaEmitter final : public CEmitter {
     return fmt::format("ansor_rt::{}<{}>()", what == "nan" ? "quiet_nan" : "infinity", type);
   }
 
-  // A launch whose vector loads read kernel arguments is a template over whether every argument
-  // is 16-byte aligned (the launcher checks); its body is printed first to know.
+  // A launch with aligned variants is a template over whether every argument is 16-byte
+  // aligned (the launcher checks).
   void emit_grid(const GpuLaunch& launch, const std::string& name, const std::vector<std::string>& device_params) {
-    block_ = launch.block;
-    grid_ = launch.grid;
-    reads_alignment_ = false;
-    const size_t start = out_.size();
+    launch_ = &launch;
+    out_ += fmt::format("{}__global__ void __launch_bounds__({}) {}({}) {{\n", launch.aligned_variants ? "template <bool ansor_aligned>\n" : "",
+                        launch.threads(), name, fmt::join(device_params, ", "));
     indent_ = 1;
     if (!launch.shared.empty()) line("ANSOR_DYNAMIC_SHARED_MEMORY(ansor_shared);");
-    for (const auto& [b, offset] : launch.shared) {
-      std::string type(dtype_c_type(b->dtype));
-      line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_shared + {});", type, buffer_name(b->name), type, offset));
+    for (const SharedPlacement& p : launch.shared) {
+      std::string type(dtype_c_type(buffer(p.buffer).dtype));
+      line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_shared + {});", type, buffer_name(p.buffer), type, p.offset));
     }
     for (const ForNode* f : launch.block_loops) {
       ranges_[f->var.get()] = Interval::range(f->extent);
@@ -96,39 +85,20 @@ class CudaEmitter final : public CEmitter {
     }
     stmt(launch.body);
     out_ += "}\n\n";
-    templated_.push_back(reads_alignment_);
-    out_.insert(start, fmt::format("{}__global__ void __launch_bounds__({}) {}({}) {{\n", reads_alignment_ ? "template <bool ansor_aligned>\n" : "",
-                                   launch.threads(), name, fmt::join(device_params, ", ")));
   }
 
-  // A vectorized loop copying consecutive 4-byte elements, 2 or 4 of them, from a first element
-  // at a multiple of the lanes: one vector load and store (where both addresses are aligned to
-  // the vector: always for shared memory and workspace, for kernel arguments when the launch
-  // found them aligned). False, with nothing printed, for another loop.
-  bool emit_vector_copy(const ForNode& f) {
-    auto* st = f.body->as<StoreNode>();
-    auto* load = st && !st->across_threads ? st->value->as<LoadNode>() : nullptr;
-    if (!load || (f.extent != 2 && f.extent != 4)) return false;
-    const Buffer& to = buffer(st->buffer);
-    const Buffer& from = buffer(load->tensor);
-    if (dtype_bytes(to.dtype) != 4 || to.dtype != from.dtype) return false;
-    const Expr to_index = flat_expr(to, st->indices), from_index = flat_expr(from, load->indices);
+  // A vector copy (lowering chose it): one vector load and store, aligned to the vector (always
+  // for shared memory and workspace, for kernel arguments in the launch's aligned variant).
+  void emit_vector_copy(const ForNode& f, const VectorCopy& copy) {
+    const StoreNode& st = *f.body->as<StoreNode>();
+    const LoadNode& load = *st.value->as<LoadNode>();
+    const Buffer& to = buffer(st.buffer);
+    const Buffer& from = buffer(load.tensor);
     const VarNode* lane = f.var.get();
-    if (linear_coefficient(to_index, lane) != 1 || linear_coefficient(from_index, lane) != 1) return false;
-    const Expr to_first = simplify(substitute(to_index, {{lane, int_imm(0)}}), ranges_);
-    const Expr from_first = simplify(substitute(from_index, {{lane, int_imm(0)}}), ranges_);
-    auto multiple_of_lanes = [&](const Expr& e) {
-      LinearForm form = linearize(e);
-      bool multiple = form.constant % f.extent == 0;
-      for (const LinearForm::Term& t : form.terms) multiple = multiple && t.coef % f.extent == 0;
-      return multiple;
-    };
-    if (!multiple_of_lanes(to_first) || !multiple_of_lanes(from_first)) return false;
-    const bool arguments = to.scope == BufferScope::Param || from.scope == BufferScope::Param;
-    reads_alignment_ = reads_alignment_ || arguments;
-    line(fmt::format("ansor_rt::copy_vector<{}, {}>(&{}[{}], &{}[{}]);", f.extent, arguments ? "ansor_aligned" : "true", buffer_name(to.name),
-                     index_expr(to_first), buffer_name(from.name), index_expr(from_first)));
-    return true;
+    const Expr to_first = simplify(substitute(flat_expr(to, st.indices), {{lane, int_imm(0)}}), ranges_);
+    const Expr from_first = simplify(substitute(flat_expr(from, load.indices), {{lane, int_imm(0)}}), ranges_);
+    line(fmt::format("ansor_rt::copy_vector<{}, {}>(&{}[{}], &{}[{}]);", copy.lanes, copy.of_arguments ? "ansor_aligned" : "true",
+                     buffer_name(to.name), index_expr(to_first), buffer_name(from.name), index_expr(from_first)));
   }
 
   static int block_axis(IterAnnotation a) { return a == IterAnnotation::BlockY ? 1 : a == IterAnnotation::BlockZ ? 2 : 0; }
@@ -154,16 +124,16 @@ class CudaEmitter final : public CEmitter {
         line(fmt::format("{}* {} = reinterpret_cast<{}*>(ansor_workspace + {});", type, buffer_name(workspace_[i]->name), type, offsets[i]));
       }
     }
-    if (std::find(templated_.begin(), templated_.end(), true) != templated_.end())
+    const std::vector<GpuLaunch>& launches = kernel_.launches;
+    if (std::any_of(launches.begin(), launches.end(), [](const GpuLaunch& l) { return l.aligned_variants; }))
       line(fmt::format("const bool ansor_aligned = ansor_rt::aligned_to_vectors({});", fmt::join(params_of(params), ", ")));
-    for (size_t l = 0; l < launches_.size(); ++l) {
-      const GpuLaunch& launch = launches_[l];
+    for (size_t l = 0; l < launches.size(); ++l) {
+      const GpuLaunch& launch = launches[l];
       const std::string grid = fmt::format("{}_grid_{}", prefix, l);
       std::vector<std::string> instances = {grid};
-      if (templated_[l]) instances = {grid + "<true>", grid + "<false>"};
-      // Beyond 48 KiB a block's dynamic shared memory needs the kernel's consent.
+      if (launch.aligned_variants) instances = {grid + "<true>", grid + "<false>"};
       for (const std::string& instance : instances) {
-        if (launch.shared_bytes <= 48 * 1024) break;
+        if (!launch.shared_opt_in) break;
         line(fmt::format("ansor_error = cudaFuncSetAttribute({}, cudaFuncAttributeMaxDynamicSharedMemorySize, {});", instance,
                          launch.shared_bytes));
         line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
@@ -171,7 +141,7 @@ class CudaEmitter final : public CEmitter {
       const std::string configuration =
           fmt::format("dim3({}), dim3({}), {}, ansor_stream, {}", fmt::join(launch.grid, ", "), fmt::join(launch.block, ", "), launch.shared_bytes,
                       fmt::join(args, ", "));
-      const std::string kernel = templated_[l] ? fmt::format("ansor_aligned ? {} : {}", instances[0], instances[1]) : grid;
+      const std::string kernel = launch.aligned_variants ? fmt::format("ansor_aligned ? {} : {}", instances[0], instances[1]) : grid;
       line(fmt::format("ansor_error = ansor_rt::launch({}, {});", kernel, configuration));
       line("if (ansor_error != cudaSuccess) return ansor_rt::status_of(ansor_error);");
     }
@@ -199,17 +169,16 @@ class CudaEmitter final : public CEmitter {
       // A loop bound to a GPU index does not iterate: each thread (block) takes its own index,
       // and those beyond the loop's extent skip it.
       const int axis = thread_axis(f.binding);
-      const bool block = axis < 0;
-      const int64_t threads = block ? grid_[block_axis(f.binding)] : block_[axis];
+      const bool guarded = launch_->guards(&f);
       line("{");
       ++indent_;
-      line(fmt::format("[[maybe_unused]] const {} {} = {};", index_type_, v, block ? kBlockIndex[block_axis(f.binding)] : kThreadIndex[axis]));
-      if (f.extent < threads) {
+      line(fmt::format("[[maybe_unused]] const {} {} = {};", index_type_, v, axis < 0 ? kBlockIndex[block_axis(f.binding)] : kThreadIndex[axis]));
+      if (guarded) {
         line(fmt::format("if ({} < {}) {{", v, f.extent));
         ++indent_;
       }
       stmt(f.body);
-      if (f.extent < threads) {
+      if (guarded) {
         --indent_;
         line("}");
       }
@@ -217,7 +186,10 @@ class CudaEmitter final : public CEmitter {
       line("}");
       return;
     }
-    if (f.for_kind == ForKind::Vectorized && emit_vector_copy(f)) return;
+    if (const VectorCopy* copy = kernel_.find_vector_copy(&f)) {
+      emit_vector_copy(f, *copy);
+      return;
+    }
     switch (f.for_kind) {
       case ForKind::Parallel:
         throw std::invalid_argument(fmt::format("the CUDA code generator cannot run loop '{}' in parallel: GPU programs bind loops to blocks and threads",
@@ -246,7 +218,7 @@ class CudaEmitter final : public CEmitter {
     line("{");
     ++indent_;
     line(fmt::format("const {} ansor_combined = ansor_rt::reduce_across_threads<ansor_rt::Reduction::{}, {}>({}({}));",
-                     compute_type(b.dtype), reduction_name(r.op), block_[thread_axis(r.binding)], compute_type(b.dtype), expr(s.value)));
+                     compute_type(b.dtype), reduction_name(r.op), launch_->block[thread_axis(r.binding)], compute_type(b.dtype), expr(s.value)));
     line(fmt::format("if ({} == 0) {}", var_name(r.thread.get()), store_text(b, s.indices, "ansor_combined")));
     --indent_;
     line("}");
@@ -275,12 +247,8 @@ class CudaEmitter final : public CEmitter {
     return names;
   }
 
-  std::vector<GpuLaunch> launches_;
-  std::vector<bool> templated_;  // per launch: a template over ansor_aligned
-  bool reads_alignment_ = false;
+  const GpuLaunch* launch_ = nullptr;  // the one being printed
   std::vector<const Buffer*> workspace_;
-  ThreadDims block_ = {1, 1, 1};
-  std::array<int64_t, 3> grid_ = {1, 1, 1};
 };
 
 }  // namespace

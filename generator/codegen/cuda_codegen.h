@@ -1,5 +1,5 @@
 // CUDA code generation: a lowered GPU kernel becomes `__global__` functions, one per launch
-// (codegen/gpu_launch.h), and host functions with the C interface of the CPU library over
+// (lower/gpu_launch.h), and host functions with the C interface of the CPU library over
 // device pointers.
 #pragma once
 
@@ -21,7 +21,8 @@ namespace ansor {
 //   int symbol_pack_W(const T* W, T* W_packed), int64_t symbol_W_packed_elements(void)
 //                                                for every const input W (synchronous)
 // Intermediate tensors live in device memory allocated in stream order for the call. Throws
-// std::invalid_argument for a program with no GPU form (a parallel loop, a heap buffer).
+// std::invalid_argument for a program with no GPU form (a parallel loop, a heap buffer) or not
+// lowered for a GPU target.
 std::string emit_cuda_kernel(const LoweredKernel& kernel, const std::vector<ParamDecl>& params, const std::string& symbol);
 
 }  // namespace ansor

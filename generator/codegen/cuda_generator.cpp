@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "codegen/cuda_codegen.h"
-#include "codegen/gpu_launch.h"
 #include "codegen/kernel_descriptor.h"
+#include "lower/gpu_launch.h"
 
 namespace ansor {
 

@@ -16,7 +16,7 @@ class CudaGenerator final : public CodeGenerator {
   std::vector<std::string> compile_command(const std::string& compiler, const std::vector<std::string>& flags,
                                            const std::string& runtime_include, const std::string& source, const std::string& output,
                                            CompileOutput kind, const std::string& precompiled_prelude = "") const override;
-  // The target's limits (codegen/gpu_launch.h).
+  // The target's limits (lower/gpu_launch.h).
   void check(const LoweredKernel& kernel, const Target& target) const override;
 };
 

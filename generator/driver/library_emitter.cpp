@@ -91,7 +91,9 @@ ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options,
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
   const std::string symbol = kernel_symbol(options, kernel);
   const CheckedLowering lower = [&](const State& state) {
-    LoweredKernel lowered = lower_state(state, symbol);
+    LowerOptions options;
+    options.target = session.target();
+    LoweredKernel lowered = lower_state(state, symbol, options);
     generator.check(lowered, session.target());
     return lowered;
   };

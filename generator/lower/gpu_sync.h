@@ -8,15 +8,11 @@
 // body of a loop whose next iteration would overwrite what the previous one still reads.
 #pragma once
 
-#include <array>
-#include <cstdint>
-
 #include "lower/lowered_kernel.h"
 
 namespace ansor {
 
 // The threads of a block along x, y and z: the largest extent bound to each thread index in s.
-using ThreadDims = std::array<int64_t, 3>;
 ThreadDims block_thread_dims(const Stmt& s);
 
 // The kernel with the barriers of every block inserted. Throws InvalidState where a barrier would be

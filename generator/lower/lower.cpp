@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "ir/arith.h"
+#include "lower/codegen_decisions.h"
 #include "lower/gpu_sync.h"
 #include "lower/loop_passes.h"
 #include "lower/packing.h"
@@ -552,6 +553,7 @@ LoweredKernel lower_state(const State& state, const std::string& function_name, 
     k.packers.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor, gpu));
   }
   finish_loop_program(k, options.expand_unrolled_loops);
+  take_codegen_decisions(k, options.target);
   return k;
 }
 

@@ -7,7 +7,7 @@
 // and only where the guard cannot be proven redundant. Reductions initialise above their first
 // reduction loop; one whose only reduction loop is bound to threadIdx.x is a reduction across
 // the threads of a block instead (ThreadReduction, stmt.h). The passes of loop_passes.h then
-// take every remaining decision.
+// take every remaining decision but those of the target, which codegen_decisions.h takes last.
 #pragma once
 
 #include <string>
@@ -15,6 +15,7 @@
 #include "lower/lowered_kernel.h"
 #include "schedule/bound_inference.h"
 #include "schedule/state.h"
+#include "target/target.h"
 
 namespace ansor {
 
@@ -23,6 +24,9 @@ struct LowerOptions {
   // cost model's features keep them ForKind::Unrolled loops instead: one row per statement of
   // the schedule, not per copy.
   bool expand_unrolled_loops = true;
+  // The machine the program is printed for: a CUDA target makes it launches of GPU kernels
+  // (codegen_decisions.h).
+  Target target;
 };
 
 // Throws InvalidState.

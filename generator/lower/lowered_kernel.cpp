@@ -28,6 +28,16 @@ const MemoryHints* LoweredKernel::find_memory_hints(const std::string& buffer) c
   return it == memory_hints.end() ? nullptr : &it->second;
 }
 
+const VectorCopy* LoweredKernel::find_vector_copy(const ForNode* loop) const {
+  auto it = vector_copies.find(loop);
+  return it == vector_copies.end() ? nullptr : &it->second;
+}
+
+size_t LoweredKernel::horizontal_reduction_length(const StmtNode* store) const {
+  auto it = horizontal_reductions.find(store);
+  return it == horizontal_reductions.end() ? 0 : it->second;
+}
+
 int LoweredKernel::auto_unroll_max_step(const std::string& buffer) const {
   auto it = auto_unroll_max_steps.find(buffer);
   return it == auto_unroll_max_steps.end() ? 0 : it->second;

@@ -1,7 +1,9 @@
 // A lowered kernel: its buffers and its loop program, ready for a code generator.
 #pragma once
 
+#include <array>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,46 @@ struct MemoryHints {
   bool stream_stores = false;
 };
 
+// The threads of a GPU block along x, y and z.
+using ThreadDims = std::array<int64_t, 3>;
+
+// A buffer of a GPU block's shared memory, at its offset in bytes.
+struct SharedPlacement {
+  std::string buffer;
+  int64_t offset = 0;
+};
+
+// One kernel launch of a GPU program: a top-level statement, its outermost loops bound to block
+// indices giving the grid and the loops bound to thread indices inside giving the block
+// (lower/gpu_launch.h).
+struct GpuLaunch {
+  Stmt body;                                // inside the block loops
+  std::vector<const ForNode*> block_loops;  // outermost first
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  ThreadDims block = {1, 1, 1};
+  std::vector<SharedPlacement> shared;  // the shared buffers of one block
+  int64_t shared_bytes = 0;
+  bool shared_opt_in = false;  // more dynamic shared memory than a kernel gets without asking
+  int64_t local_bytes = 0;     // of one thread's local buffers, all at once (an upper bound)
+  int thread_reductions = 0;   // reductions across threads, each with a little shared memory of its own
+  // The loops bound to a block or thread index with fewer iterations than the blocks or threads
+  // along it: the blocks or threads beyond skip the body.
+  std::set<const ForNode*> tail_guards;
+  // Some vector copy moves a kernel argument, whose alignment only the call knows: the launch
+  // exists in two variants, for arguments aligned to vectors and not.
+  bool aligned_variants = false;
+
+  int64_t threads() const { return block[0] * block[1] * block[2]; }
+  bool guards(const ForNode* loop) const { return tail_guards.count(loop) > 0; }
+};
+
+// A vectorized GPU loop printed as one vector load and one vector store of `lanes` consecutive
+// elements.
+struct VectorCopy {
+  int lanes = 0;
+  bool of_arguments = false;  // it loads or stores a kernel argument (GpuLaunch::aligned_variants)
+};
+
 // The loop program of a kernel, every decision taken: what a code generator prints, what the
 // interpreter runs and what the cost model's features describe.
 struct LoweredKernel {
@@ -73,6 +115,17 @@ struct LoweredKernel {
   // Per stored buffer, its stage's memory hints (absent: none).
   std::map<std::string, MemoryHints> memory_hints;
 
+  // How the code generator of the target it was lowered for prints it (lower/codegen_decisions.h).
+  // The tables are keyed by statements of `body`, which copies of the kernel share.
+  DType index_dtype = DType::I64;  // of loop variables and index arithmetic
+  std::vector<GpuLaunch> launches;  // a GPU program's, one per top-level statement; none on a CPU
+  std::map<const ForNode*, VectorCopy> vector_copies;  // GPU
+  // CPU: the first store of each run of accumulation steps combined as one balanced tree, and
+  // the number of statements in the run.
+  std::map<const StmtNode*, size_t> horizontal_reductions;
+  // The target's: vector loads of a prefetched tensor are prefetched once per cache line.
+  int cache_line_bytes = 64;
+
   const Buffer* find_buffer(const std::string& name) const;
   const PackedLayout* find_packed(const std::string& tensor) const;
   // The program that packs a const input, null when its layout is not rewritten.
@@ -81,6 +134,10 @@ struct LoweredKernel {
   int auto_unroll_max_step(const std::string& buffer) const;
   // The memory hints of the vector loops that store `buffer`, null for none.
   const MemoryHints* find_memory_hints(const std::string& buffer) const;
+  // The vector copy a vectorized loop is printed as, null for vector statements.
+  const VectorCopy* find_vector_copy(const ForNode* loop) const;
+  // The statements a horizontal reduction starting at `store` combines, 0 where none starts.
+  size_t horizontal_reduction_length(const StmtNode* store) const;
 };
 
 // The offset of an element of a buffer, in elements (not simplified).

@@ -160,7 +160,10 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     try {
       const Candidate& c = candidates[i];
       const std::string& symbol = results[i].symbol;
-      std::shared_ptr<const LoweredKernel> lowered = c.lowered ? c.lowered : std::make_shared<const LoweredKernel>(lower_state(c.state, symbol));
+      LowerOptions options;
+      options.target = target_;
+      std::shared_ptr<const LoweredKernel> lowered =
+          c.lowered ? c.lowered : std::make_shared<const LoweredKernel>(lower_state(c.state, symbol, options));
       // A program over the GPU's limits would build and then fail at every launch.
       generator_.check(*lowered, target_);
       sources[i] = c.fault == PlantedFault::None

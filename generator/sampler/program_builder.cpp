@@ -42,7 +42,7 @@ bool within_gpu_limits(const State& s, const SamplerContext& ctx) {
     for (int d = 0; d < st.num_spatial_roots(); ++d) elements *= std::max<int64_t>(1, st.iters[d].extent);
     if (st.scope == MemoryScope::Shared) block_shared[root] += elements * dtype_bytes(st.op->dtype);
     // A thread's local buffers (a tile's accumulators) take registers: half of them at most, as
-    // codegen/gpu_launch.h checks the lowered program.
+    // lower/gpu_launch.h checks the lowered program.
     if (st.scope == MemoryScope::Local && st.location == ComputeLocation::At &&
         elements * std::max(4, dtype_bytes(st.op->dtype)) > 2 * int64_t{ctx.gpu_limits.max_registers_per_thread})
       return false;

@@ -54,6 +54,10 @@ struct Target {
   // Reported, not part of the name.
   int cores = 1;
   int64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
+  // The line of the data caches, which prefetches step by: 64 bytes, the line of x86-64 and of
+  // the Arm cores ansor targets. Not detected: it changes the emitted code, which must be the
+  // same for a target however it was named (parsed or detected).
+  int cache_line_bytes = 64;
   GpuLimits gpu;  // CUDA targets only
 
   int vector_bits() const;  // of isa

@@ -11,8 +11,8 @@
 #include <regex>
 
 #include "codegen/code_generator.h"
-#include "codegen/gpu_launch.h"
 #include "dag/output_tolerance.h"
+#include "lower/gpu_launch.h"
 #include "lower/lower.h"
 #include "measure/compiler.h"
 #include "measure/cuda_device.h"
@@ -57,6 +57,12 @@ kernel long_max_to_scalar {
 
 SamplerContext sm80() { return SamplerContext::for_target(parse_target("cuda:sm_80")); }
 
+LoweredKernel lower_for_sm80(const State& state, const std::string& symbol) {
+  LowerOptions options;
+  options.target = parse_target("cuda:sm_80");
+  return lower_state(state, symbol, options);
+}
+
 // Lowered once for all tests: each kernel's default program and its sampled ones within limits.
 const GpuPrograms& gpu_programs() {
   static const GpuPrograms programs = [] {
@@ -65,11 +71,11 @@ const GpuPrograms& gpu_programs() {
     for (const Kernel& k : test_kernels().kernels) {
       auto dag = std::make_shared<const ComputeDAG>(k.dag);
       State chosen = default_schedule(dag, ctx);
-      out.programs.push_back({k.name, "default_" + k.name, chosen, lower_state(chosen, "default_" + k.name)});
+      out.programs.push_back({k.name, "default_" + k.name, chosen, lower_for_sm80(chosen, "default_" + k.name)});
       for (uint64_t seed = 0; seed < kSeedsPerKernel; ++seed) {
         State sampled = random_program(dag, ctx, seed);
         std::string symbol = fmt::format("seed{}_{}", seed, k.name);
-        LoweredKernel lowered = lower_state(sampled, symbol);
+        LoweredKernel lowered = lower_for_sm80(sampled, symbol);
         try {
           check_gpu_limits(lowered, ctx.gpu_limits);
         } catch (const InvalidState&) {
@@ -162,6 +168,18 @@ TEST(CudaProgramsTest, LimitsOfTheTargetAreEnforced) {
 }
 
 // The emitted CUDA of `programs` in one translation unit.
+// A code generator prints programs lowered for its kind of target only: the decisions it prints
+// (launches, index type, vector copies) are the target's.
+TEST(CudaProgramsTest, EachGeneratorRefusesAProgramLoweredForTheOtherKindOfTarget) {
+  const GpuProgram& matmul = gpu_programs().programs.front();
+  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CodeGenerator& cuda = code_generator_for(Target::Kind::Cuda);
+  EXPECT_THROW(cpp.kernel_definitions(matmul.lowered, matmul.state.dag(), "k", "k", "test"), std::invalid_argument);
+  LoweredKernel for_cpu = lower_state(State(matmul.state.dag_ptr()), "k");
+  EXPECT_THROW(cuda.kernel_definitions(for_cpu, matmul.state.dag(), "k", "k", "test"), std::invalid_argument);
+  EXPECT_NO_THROW(cpp.kernel_definitions(for_cpu, matmul.state.dag(), "k", "k", "test"));
+}
+
 std::string cuda_unit(const std::vector<const GpuProgram*>& programs) {
   const CodeGenerator& cuda = code_generator_for(Target::Kind::Cuda);
   std::string source = cuda.source_prelude() + "\n";

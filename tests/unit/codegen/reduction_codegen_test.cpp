@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "codegen/code_generator.h"
+#include "lower/codegen_decisions.h"
 #include "lower/lower.h"
 #include "sampler/default_schedule.h"
 #include "test_support.h"
@@ -50,6 +51,25 @@ TEST(ReductionCodegenTest, NormsCombineLanesByTreeHelpers) {
       16);
   EXPECT_NE(layer_norm.find("ansor_rt::vreduce_add<float, "), std::string::npos) << layer_norm;
   EXPECT_FALSE(std::regex_search(layer_norm, std::regex("[^&\\w]\\w*_rf\\[[1-9]\\d*\\]\\)"))) << layer_norm;
+}
+
+// Lowering finds the runs of accumulation steps (on a CPU target; a GPU program has none), and
+// the code generator prints one tree helper per run: it decides nothing of its own.
+TEST(ReductionCodegenTest, EveryHorizontalReductionLoweringFoundIsOneTreeHelper) {
+  auto dag = test::dag_of(test::parse("kernel k { X = input f32[128, 1000]\n Y = softmax(X, axis = -1) }"), "k");
+  SamplerContext ctx;
+  ctx.vector_lanes = 16;
+  State state = default_schedule(dag, ctx);
+  LoweredKernel lowered = lower_state(state, "k");
+  ASSERT_FALSE(lowered.horizontal_reductions.empty());
+  for (const auto& [store, length] : lowered.horizontal_reductions) EXPECT_GE(length, kMinHorizontalReduction);
+  const std::string code = code_generator_for(Target::Kind::Cpu).kernel_definitions(lowered, state.dag(), "k", "k", "test");
+  size_t helpers = 0;
+  for (size_t at = code.find("ansor_rt::vreduce_"); at != std::string::npos; at = code.find("ansor_rt::vreduce_", at + 1)) ++helpers;
+  EXPECT_EQ(helpers, lowered.horizontal_reductions.size()) << code;
+  LowerOptions gpu;
+  gpu.target = parse_target("cuda:sm_80");
+  EXPECT_TRUE(lower_state(state, "k", gpu).horizontal_reductions.empty());
 }
 
 // An integer sum keeps its wrapping arithmetic: no float helper.

@@ -138,6 +138,26 @@ TEST(VectorizeTest, MemoryPragmasBecomePrefetchesAndStreamingStores) {
   EXPECT_FALSE(std::regex_search(without, prefetch) || std::regex_search(without, streaming));
 }
 
+// The prefetches of a vector load step by the target's cache line, which lowering passes on: a
+// vector of 32 floats is two lines of 64 bytes, one of 128.
+TEST(VectorizeTest, PrefetchesStepByTheTargetsCacheLine) {
+  auto dag = test::dag_of(test::parse("kernel k { X = input f32[64, 256]\n Y[i:64, j:256] = X[i, j] * 2.0 }"), "k");
+  State s(dag);
+  const int y = s.num_stages() - 1;
+  s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{32}));  // i, j.0, j.1
+  s.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
+  s.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::PrefetchBytes, 1024));
+  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  for (int line : {64, 128}) {
+    LowerOptions options;
+    options.target.cache_line_bytes = line;
+    const std::string source = cpp.kernel_definitions(lower_state(s, "k", options), s.dag(), "k", "k", "test");
+    EXPECT_NE(source.find(", 1024);"), std::string::npos) << source;
+    EXPECT_EQ(source.find(", 1088);") != std::string::npos, line == 64) << source;
+    EXPECT_EQ(source.find(", 1152);"), std::string::npos) << source;
+  }
+}
+
 // The memory pragmas are CPU hints: a GPU program carrying one does not lower.
 TEST(VectorizeTest, MemoryPragmasAreRefusedInGpuPrograms) {
   auto dag = test::dag_of(test::parse("kernel bg { X = input f32[64, 256]\n b = const f32[256]\n Y = gelu(bias_add(X, b, axis = 1)) }"), "bg");

@@ -1,9 +1,10 @@
 // Launches of GPU programs and the limits they are checked against.
-#include "codegen/gpu_launch.h"
+#include "lower/gpu_launch.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "schedule/bound_inference.h"
 
@@ -37,13 +38,19 @@ GpuLaunch make_launch(const LoweredKernel& kernel, const Stmt& top) {
   launch.body = body;
   launch.block = block_thread_dims(body);
   for_each_stmt(body, [&](const Stmt& s) {
+    if (auto* f = s->as<ForNode>(); f && f->for_kind == ForKind::ThreadBinding && f->binding != IterAnnotation::VThread) {
+      // A loop bound to a GPU index does not iterate: each thread (block) takes its own index.
+      const int axis = thread_axis(f->binding);
+      const int64_t along = axis < 0 ? launch.grid[block_axis(f->binding)] : launch.block[axis];
+      if (f->extent < along) launch.tail_guards.insert(f);
+    }
     if (auto* a = s->as<AllocateNode>()) {
       const Buffer* b = kernel.find_buffer(a->buffer);
       // A buffer allocated in several places (copies of a loop body) has one place per block.
-      const bool placed = std::any_of(launch.shared.begin(), launch.shared.end(), [&](const auto& p) { return p.first == b; });
+      const bool placed = std::any_of(launch.shared.begin(), launch.shared.end(), [&](const SharedPlacement& p) { return p.buffer == b->name; });
       if (b->scope == BufferScope::Shared && !placed) {
         launch.shared_bytes = (launch.shared_bytes + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment;
-        launch.shared.push_back({b, launch.shared_bytes});
+        launch.shared.push_back({b->name, launch.shared_bytes});
         launch.shared_bytes += b->num_elements() * dtype_bytes(b->dtype);
       } else if (b->scope == BufferScope::Local || b->scope == BufferScope::LocalHeap) {
         launch.local_bytes += b->num_elements() * std::max(4, dtype_bytes(b->dtype));
@@ -52,6 +59,7 @@ GpuLaunch make_launch(const LoweredKernel& kernel, const Stmt& top) {
     auto* st = s->as<StoreNode>();
     if (st && st->across_threads) ++launch.thread_reductions;
   });
+  launch.shared_opt_in = launch.shared_bytes > kSharedBytesWithoutOptIn;
   return launch;
 }
 
@@ -71,7 +79,9 @@ void check_gpu_limits(const LoweredKernel& kernel, const GpuLimits& limits) {
   auto fail = [&](size_t launch, const std::string& what) {
     throw InvalidState(fmt::format("cannot run '{}' on this GPU: launch {} {}", kernel.name, launch, what));
   };
-  std::vector<GpuLaunch> launches = gpu_launches(kernel);
+  if (kernel.launches.empty())
+    throw std::invalid_argument(fmt::format("'{}' was not lowered for a GPU target: it has no launches to check", kernel.name));
+  const std::vector<GpuLaunch>& launches = kernel.launches;
   for (size_t l = 0; l < launches.size(); ++l) {
     const GpuLaunch& launch = launches[l];
     if (launch.threads() > limits.max_threads_per_block)

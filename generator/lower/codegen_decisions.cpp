@@ -1,0 +1,169 @@
+// The target-dependent decisions of lowering.
+#include "lower/codegen_decisions.h"
+
+#include <climits>
+#include <optional>
+
+#include "ir/arith.h"
+#include "lower/gpu_launch.h"
+
+namespace ansor {
+
+namespace {
+
+// 32-bit where every buffer and loop fits.
+DType gpu_index_dtype(const LoweredKernel& k) {
+  bool fits = true;
+  for (const Buffer& b : k.buffers) fits = fits && b.num_elements() < INT32_MAX;
+  for_each_stmt(k.body, [&fits](const Stmt& s) {
+    if (auto* f = s->as<ForNode>()) fits = fits && f->extent < INT32_MAX;
+  });
+  return fits ? DType::I32 : DType::I64;
+}
+
+// Walks a program in the order a code generator prints it, with the ranges of the loops entered
+// so far: the ranges index arithmetic is simplified under, so that what is decided here is what
+// is printed.
+class DecisionWalker {
+ public:
+  explicit DecisionWalker(LoweredKernel& k) : kernel_(k) {}
+
+  // GPU: the vectorized loops that copy 2 or 4 consecutive 4-byte elements from a first element
+  // at a multiple of the lanes (so that both addresses are aligned to the vector wherever the
+  // buffers are).
+  void find_vector_copies(const Stmt& s) {
+    for_each_stmt(s, [this](const Stmt& x) {
+      auto* f = x->as<ForNode>();
+      if (!f) return;
+      ranges_[f->var.get()] = Interval::range(f->extent);
+      if (f->for_kind != ForKind::Vectorized) return;
+      if (std::optional<VectorCopy> copy = vector_copy(*f)) kernel_.vector_copies[f] = *copy;
+    });
+  }
+
+  // CPU: the runs of accumulation steps in the sequences a C++ generator prints statement by
+  // statement (not the bodies of vector loops, which are vector statements).
+  void find_horizontal_reductions(const Stmt& s) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto* f = s->as<ForNode>();
+        ranges_[f->var.get()] = Interval::range(f->extent);
+        if (f->for_kind != ForKind::Vectorized) find_horizontal_reductions(f->body);
+        return;
+      }
+      case StmtKind::Seq: {
+        const std::vector<Stmt>& stmts = s->as<SeqNode>()->stmts;
+        for (size_t i = 0; i < stmts.size();) {
+          const size_t n = horizontal_reduction_length(stmts, i);
+          if (n >= kMinHorizontalReduction) {
+            kernel_.horizontal_reductions[stmts[i].get()] = n;
+            i += n;
+          } else {
+            find_horizontal_reductions(stmts[i++]);
+          }
+        }
+        return;
+      }
+      case StmtKind::Allocate: find_horizontal_reductions(s->as<AllocateNode>()->body); return;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        find_horizontal_reductions(i->then_case);
+        if (i->else_case) find_horizontal_reductions(i->else_case);
+        return;
+      }
+      case StmtKind::Store:
+      case StmtKind::Barrier: return;
+    }
+  }
+
+ private:
+  const Buffer& buffer(const std::string& name) const { return *kernel_.find_buffer(name); }
+  Expr flat_expr(const Buffer& b, const std::vector<Expr>& indices) const { return simplify(flat_index(b, indices), ranges_); }
+
+  std::optional<VectorCopy> vector_copy(const ForNode& f) const {
+    auto* st = f.body->as<StoreNode>();
+    auto* load = st && !st->across_threads ? st->value->as<LoadNode>() : nullptr;
+    if (!load || (f.extent != 2 && f.extent != 4)) return std::nullopt;
+    const Buffer& to = buffer(st->buffer);
+    const Buffer& from = buffer(load->tensor);
+    if (dtype_bytes(to.dtype) != kVectorCopyElementBytes || to.dtype != from.dtype) return std::nullopt;
+    const Expr to_index = flat_expr(to, st->indices), from_index = flat_expr(from, load->indices);
+    const VarNode* lane = f.var.get();
+    if (linear_coefficient(to_index, lane) != 1 || linear_coefficient(from_index, lane) != 1) return std::nullopt;
+    auto first_is_multiple_of_lanes = [&](const Expr& index) {
+      LinearForm form = linearize(simplify(substitute(index, {{lane, int_imm(0)}}), ranges_));
+      bool multiple = form.constant % f.extent == 0;
+      for (const LinearForm::Term& t : form.terms) multiple = multiple && t.coef % f.extent == 0;
+      return multiple;
+    };
+    if (!first_is_multiple_of_lanes(to_index) || !first_is_multiple_of_lanes(from_index)) return std::nullopt;
+    return VectorCopy{static_cast<int>(f.extent), to.scope == BufferScope::Param || from.scope == BufferScope::Param};
+  }
+
+  // The store's combining operation, when it is A[c] = A[c] op B[...] (accumulation_step) with A
+  // and B float buffers of one dtype.
+  std::optional<AccumulationStep> accumulation(const Stmt& s) const {
+    auto* st = s->as<StoreNode>();
+    std::optional<AccumulationStep> step = st ? accumulation_step(*st) : std::nullopt;
+    if (!step) return std::nullopt;
+    const Buffer& target = buffer(st->buffer);
+    if (!(target.dtype == DType::F32 || target.dtype == DType::F64) || buffer(step->operand->tensor).dtype != target.dtype) return std::nullopt;
+    return step;
+  }
+
+  // How many statements from stmts[i] accumulate consecutive elements B[j], B[j + 1], ... into
+  // the same A[c] with the same operation.
+  size_t horizontal_reduction_length(const std::vector<Stmt>& stmts, size_t i) const {
+    std::optional<AccumulationStep> first = accumulation(stmts[i]);
+    if (!first) return 0;
+    auto* store = stmts[i]->as<StoreNode>();
+    const Buffer& source = buffer(first->operand->tensor);
+    Expr base = flat_expr(source, first->operand->indices);
+    size_t n = 1;
+    for (; i + n < stmts.size(); ++n) {
+      std::optional<AccumulationStep> next = accumulation(stmts[i + n]);
+      if (!next || next->op != first->op || next->operand->tensor != first->operand->tensor) break;
+      auto* next_store = stmts[i + n]->as<StoreNode>();
+      if (next_store->buffer != store->buffer || next_store->indices.size() != store->indices.size()) break;
+      bool same_target = true;
+      for (size_t k = 0; k < store->indices.size(); ++k) same_target = same_target && structural_equal(next_store->indices[k], store->indices[k]);
+      if (!same_target) break;
+      Expr offset = simplify(ansor::binary(BinaryOp::Sub, flat_expr(source, next->operand->indices), base), ranges_);
+      if (!is_const_int(offset, static_cast<int64_t>(n))) break;
+    }
+    return n;
+  }
+
+  LoweredKernel& kernel_;
+  RangeMap ranges_;
+};
+
+// Launches whose vector copies move kernel arguments are printed for aligned and unaligned
+// arguments both.
+void mark_aligned_variants(LoweredKernel& k) {
+  for (GpuLaunch& launch : k.launches)
+    for_each_stmt(launch.body, [&](const Stmt& s) {
+      auto* f = s->as<ForNode>();
+      const VectorCopy* copy = f ? k.find_vector_copy(f) : nullptr;
+      launch.aligned_variants = launch.aligned_variants || (copy && copy->of_arguments);
+    });
+}
+
+}  // namespace
+
+void take_codegen_decisions(LoweredKernel& kernel, const Target& target) {
+  kernel.cache_line_bytes = target.cache_line_bytes;
+  DecisionWalker walker(kernel);
+  if (target.kind == Target::Kind::Cuda) {
+    kernel.index_dtype = gpu_index_dtype(kernel);
+    kernel.launches = gpu_launches(kernel);
+    walker.find_vector_copies(kernel.body);
+    mark_aligned_variants(kernel);
+  } else {
+    kernel.index_dtype = DType::I64;
+    walker.find_horizontal_reductions(kernel.body);
+  }
+  for (LoweredKernel& packer : kernel.packers) take_codegen_decisions(packer, target);
+}
+
+}  // namespace ansor
