@@ -61,7 +61,6 @@ class TuningTask {
   int trials_left() const { return std::max(0, options_.trials - summary_.measured); }
   const TuneSummary& summary() const { return summary_; }
   const SearchPolicy& policy() const { return *policy_; }
-  const SearchTask& search_task() const { return task_; }
 
  private:
   void load_known(const TuningCache& cache);

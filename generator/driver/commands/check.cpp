@@ -1,8 +1,8 @@
 // ansor-gen check: parses and validates kernels.def.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
-
-#include "driver/commands/subcommand.h"
 
 namespace ansor::cli {
 

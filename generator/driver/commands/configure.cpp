@@ -1,6 +1,7 @@
 // ansor-gen configure: what a build needs at configure time (header, registry, per-kernel
 // fragments), with its targets checked so that a bad one fails then.
 #include "driver/commands/subcommand.h"
+
 #include "driver/library_emitter.h"
 
 namespace ansor::cli {

@@ -1,11 +1,12 @@
 // ansor-gen emit: writes the library's header and sources, with the best (or another) schedule
 // of each kernel.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include <map>
 
-#include "driver/commands/subcommand.h"
 #include "driver/library_emitter.h"
 
 namespace ansor::cli {

@@ -1,10 +1,11 @@
 // ansor-gen features: the cost model's features of each store of a kernel under a schedule.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include <ostream>
 
-#include "driver/commands/subcommand.h"
 #include "features/features.h"
 #include "schedule/state_printer.h"
 

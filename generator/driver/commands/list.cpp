@@ -1,14 +1,15 @@
 // ansor-gen list: each kernel with its inputs, outputs, shapes, FLOPs and attributes, as text or
 // JSON.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
-
 #include <nlohmann/json.hpp>
+
 #include <ostream>
 
 #include "codegen/kernel_signature.h"
-#include "driver/commands/subcommand.h"
 
 namespace ansor::cli {
 

@@ -1,7 +1,8 @@
 // ansor-gen lower: a kernel's loop program under a schedule.
+#include "driver/commands/subcommand.h"
+
 #include <ostream>
 
-#include "driver/commands/subcommand.h"
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
 #include "schedule/state_printer.h"

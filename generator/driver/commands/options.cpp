@@ -1,12 +1,13 @@
 // The options several ansor-gen subcommands share.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 
 #include <sstream>
 
 #include "codegen/c_names.h"
-#include "driver/commands/subcommand.h"
-#include "sampler/default_schedule.h"
 #include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
 
 namespace ansor::cli {
 

@@ -1,11 +1,12 @@
 // ansor-gen sketch: the sketches of a kernel, as loop nests, with the rules that derived them.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
 #include <ostream>
 
-#include "driver/commands/subcommand.h"
 #include "sampler/sketch_generator.h"
 #include "schedule/state_printer.h"
 

@@ -1,5 +1,7 @@
 // ansor-gen tune: measures schedules and appends their records to the cache, the kernels
 // sharing one budget through the task scheduler, or the named kernels one after the other.
+#include "driver/commands/subcommand.h"
+
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
@@ -7,7 +9,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "driver/commands/subcommand.h"
 #include "driver/scheduled_tuning.h"
 #include "tune/search_policy.h"
 
