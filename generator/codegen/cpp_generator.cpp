@@ -1,22 +1,13 @@
-// The C++ generator: functions, descriptors, compile commands; and the choice of generator per
-// target.
+// The C++ generator: functions, descriptors, compile commands.
 #include "codegen/cpp_generator.h"
 
 #include <fmt/format.h>
 
 #include "codegen/cpp_codegen.h"
-#include "codegen/cuda_generator.h"
 #include "codegen/kernel_descriptor.h"
 #include "codegen/kernel_signature.h"
 
 namespace ansor {
-
-const CodeGenerator& code_generator_for(Target::Kind kind) {
-  static const CppGenerator cpp;
-  static const CudaGenerator cuda;
-  if (kind == Target::Kind::Cuda) return cuda;
-  return cpp;
-}
 
 void CodeGenerator::check(const LoweredKernel&, const Target&) const {}
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "backend/backend_registry.h"
 #include "codegen/c_names.h"
 #include "codegen/kernel_signature.h"
 #include "driver/library_emitter.h"
@@ -105,7 +106,7 @@ const std::map<std::string, ScheduleKind> kScheduleNames = {
 State schedule_for_printing(const std::shared_ptr<const ComputeDAG>& dag, const std::string& schedule, uint64_t seed,
                             const std::string& target_name) {
   if (schedule == "naive") return State(dag);
-  const SamplerContext ctx = SamplerContext::for_target(target_name == "host" ? Target{} : parse_target(target_name));
+  const SamplerContext ctx = sampler_context_for(target_name == "host" ? Target{} : parse_target(target_name));
   return schedule == "default" ? default_schedule(dag, ctx) : random_program(dag, ctx, seed);
 }
 
@@ -203,13 +204,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   configure->add_option("--name", lib_name, "library name")->required();
   configure->add_option("--out", out_dir, "output directory")->required();
   std::vector<std::string> configure_targets = {"host"};
-  std::string configure_compiler, configure_flags;
+  std::string configure_compiler, configure_flags, configure_runtime_include;
   configure->add_option("--target", configure_targets,
                         "the build's target, checked here so that a bad one fails at configure time; repeated: a library for several "
                         "CPU targets, dispatched at run time")
       ->capture_default_str();
-  configure->add_option("--compiler", configure_compiler, "with several targets: the kernel compiler, asked which CPU features each uses");
-  configure->add_option("--flags", configure_flags, "with several targets: the kernel flags (default: -O3 -march=native ...)");
+  configure->add_option("--compiler", configure_compiler, "the kernel compiler the build uses (with several targets, asked which CPU features each uses)");
+  configure->add_option("--flags", configure_flags, "the kernel flags (default: the target's, -O3 -march=native ... for a CPU)");
+  configure->add_option("--runtime-include", configure_runtime_include,
+                        "the runtime headers the build compiles kernels against (default: those measurement uses)");
 
   std::string kernel_name;
   CLI::App* lower = app.add_subcommand("lower", "Print a kernel's loop program under a schedule");
@@ -293,7 +296,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       const Kernel* k = program.find(sketch_kernel);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", sketch_kernel, def_path));
       Target target = sketch_target == "host" ? Target{} : parse_target(sketch_target);
-      SamplerContext ctx = SamplerContext::for_target(target);
+      SamplerContext ctx = sampler_context_for(target);
       std::vector<Sketch> sketches = generate_sketches(std::make_shared<const ComputeDAG>(k->dag), ctx, SketchRules::for_context(ctx));
       fmt::print(out, "{}: {} sketch{} for {}\n", k->name, sketches.size(), sketches.size() == 1 ? "" : "es", ctx.gpu ? "GPU" : "CPU");
       for (size_t i = 0; i < sketches.size(); ++i) {
@@ -302,7 +305,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       }
     } else if (configure->parsed()) {
       check_lib_name(lib_name);
-      configure_library(program, lib_name, out_dir, configure_targets, configure_compiler, split_flags(configure_flags));
+      configure_library(program, lib_name, out_dir, configure_targets, configure_compiler, split_flags(configure_flags), configure_runtime_include);
     } else if (lower->parsed()) {
       const Kernel* k = program.find(kernel_name);
       if (!k) throw UsageError(fmt::format("no kernel named '{}' in {}", kernel_name, def_path));

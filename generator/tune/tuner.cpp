@@ -8,6 +8,7 @@
 #include <chrono>
 #include <limits>
 
+#include "backend/backend_registry.h"
 #include "records/record_filter.h"
 #include "sampler/default_schedule.h"
 #include "tune/learned_scorer.h"
@@ -29,7 +30,7 @@ TuningTask::TuningTask(const Kernel& kernel, Measurer& measurer, const TuningCac
       measurer_(measurer),
       cache_(cache),
       options_(std::move(options)) {
-  SearchTask task{kernel.name, dag_, SamplerContext::for_target(measurer.target()), options_.seed,
+  SearchTask task{kernel.name, dag_, sampler_context_for(measurer.target()), options_.seed,
                   scorer ? std::move(scorer) : learned_scorer_source(cache, measurer.target().to_string(), options_.seed)};
   policy_ = make_search_policy(options_.policy, task);
   default_schedule_ = default_schedule(dag_, task.sampler);

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <regex>
 
-#include "codegen/code_generator.h"
+#include "codegen/cuda_generator.h"
 #include "codegen/gpu_launch.h"
 #include "dag/output_tolerance.h"
 #include "lower/lower.h"
@@ -55,7 +55,7 @@ kernel long_max_to_scalar {
   return program;
 }
 
-SamplerContext sm80() { return SamplerContext::for_target(parse_target("cuda:sm_80")); }
+SamplerContext sm80() { return SamplerContext::for_gpu(parse_target("cuda:sm_80")); }
 
 // Lowered once for all tests: each kernel's default program and its sampled ones within limits.
 const GpuPrograms& gpu_programs() {
@@ -163,7 +163,7 @@ TEST(CudaProgramsTest, LimitsOfTheTargetAreEnforced) {
 
 // The emitted CUDA of `programs` in one translation unit.
 std::string cuda_unit(const std::vector<const GpuProgram*>& programs) {
-  const CodeGenerator& cuda = code_generator_for(Target::Kind::Cuda);
+  const CudaGenerator cuda;
   std::string source = cuda.source_prelude() + "\n";
   for (const GpuProgram* p : programs) source += cuda.kernel_definitions(p->lowered, p->state.dag(), p->kernel, p->symbol, "test") + "\n";
   return source;

@@ -7,7 +7,7 @@
 
 #include <regex>
 
-#include "codegen/code_generator.h"
+#include "codegen/cpp_generator.h"
 #include "lower/lower.h"
 #include "sampler/default_schedule.h"
 #include "test_support.h"
@@ -20,7 +20,7 @@ std::string emitted_default(const std::string& kernel_text, int vector_lanes) {
   SamplerContext ctx;
   ctx.vector_lanes = vector_lanes;
   State state = default_schedule(dag, ctx);
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   return cpp.kernel_definitions(lower_state(state, "k"), state.dag(), "k", "k", "test");
 }
 
