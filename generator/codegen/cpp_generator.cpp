@@ -22,7 +22,11 @@ std::vector<std::string> CppGenerator::compile_command(const std::string& compil
   if (kind != CompileOutput::Object) cmd.push_back("-w");
   if (kind == CompileOutput::SharedLibrary) cmd.push_back("-shared");
   cmd.push_back("-I" + runtime_include);
-  if (kind == CompileOutput::Object) cmd.push_back("-c");
+  // An object is compiled as a build compiles sources (`-c SOURCE -o OUTPUT`).
+  if (kind == CompileOutput::Object) {
+    cmd.insert(cmd.end(), {"-c", source, "-o", output});
+    return cmd;
+  }
   if (kind == CompileOutput::PrecompiledPrelude) cmd.insert(cmd.end(), {"-x", "c++-header"});
   if (kind == CompileOutput::SharedLibrary && !precompiled_prelude.empty()) cmd.insert(cmd.end(), {"-include-pch", precompiled_prelude});
   cmd.insert(cmd.end(), {"-o", output, source});
