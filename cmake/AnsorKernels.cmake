@@ -125,8 +125,9 @@ function(_ansor_runtime_include_dir out_var)
   endif()
 endfunction()
 
-# The arguments of ansor_add_kernels(), checked, with their defaults: sets `def`, `targets`,
-# `trials`, `schedule` and `cache_args` (--cache DIR, or nothing) in the caller.
+# The arguments of ansor_add_kernels() (its ARG_ variables), checked, with their defaults:
+# sets `def`, `targets`, `trials`, `schedule` and `cache_args` (--cache DIR, or nothing) in the
+# caller.
 function(_ansor_check_arguments lib)
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ansor_add_kernels(${lib}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
