@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "backend/backend_registry.h"
+#include "codegen/cpp_generator.h"
 #include "dag/output_tolerance.h"
 #include "measure/builder.h"
 #include "measure/host_target.h"
@@ -48,7 +50,7 @@ std::unique_ptr<Measurer> host_measurer(const std::string& work_dir) {
   options.build.runtime_include = default_runtime_include();
   options.build.work_dir = work_dir;
   Target target = detect_host(compiler);
-  return std::make_unique<Measurer>(compiler, target, options);
+  return backend_for(target.kind).make_measurer(compiler, target, options);
 }
 
 Kernel load_kernel(const std::string& text, const std::string& name) {
@@ -78,7 +80,8 @@ LoadedKernel::LoadedKernel(const std::string& kernel_name, const State& state, c
   options.work_dir = work_dir;
   options.runtime_include = default_runtime_include();
   options.timeout_seconds = 600;
-  Builder builder(make_kernel_compiler(), Target{}, options);  // CPU kernels: the benchmarks run on the host
+  const CppGenerator cpp;
+  Builder builder(make_kernel_compiler(), Target{}, cpp, options);  // CPU kernels: the benchmarks run on the host
   BuildResult built = builder.build({Candidate{kernel_name, state, PlantedFault::None}})[0];
   if (built.error != MeasureError::None) throw std::runtime_error("the kernel did not build: " + built.message);
   handle_ = ::dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);

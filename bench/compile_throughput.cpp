@@ -15,6 +15,8 @@
 #include <string>
 
 #include "bench_support.h"
+#include "backend/backend_registry.h"
+#include "codegen/cpp_generator.h"
 #include "measure/builder.h"
 #include "measure/host_target.h"
 #include "measure/measurer.h"
@@ -26,7 +28,7 @@ namespace {
 
 std::vector<Candidate> sample_candidates(const Kernel& kernel, const Target& target, int count, uint64_t seed) {
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
-  SamplerContext ctx = SamplerContext::for_target(target);
+  SamplerContext ctx = sampler_context_for(target);
   std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::for_context(ctx));
   Annotator annotator(ctx);
   std::mt19937_64 rng(seed);
@@ -75,7 +77,8 @@ int main(int argc, char** argv) {
         options.precompile_prelude = pch;
         options.runtime_include = default_runtime_include();
         options.work_dir = (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-compile-{}", ::getpid())).string();
-        Builder builder(compiler, Target{}, options);
+        const CppGenerator cpp;
+        Builder builder(compiler, Target{}, cpp, options);
         auto start = std::chrono::steady_clock::now();
         double cpu_start = children_cpu_seconds();
         int failed = 0;

@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
   file->path = "feature_throughput.def";
   file->text = kKernels;
   Program program = load_program(file);
-  SamplerContext ctx = SamplerContext::for_target(Target{});
+  SamplerContext ctx = SamplerContext::for_cpu(Target{});
   fmt::print("{} random programs per kernel (CPU sketches)\n\n", count);
   fmt::print("{:<10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>14}\n", "kernel", "lower µs", "extract µs", "total µs", "rows", "rows (max)",
              "stores compiled");

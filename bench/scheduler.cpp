@@ -116,7 +116,7 @@ int main(int argc, char** argv) try {
     for (const std::string& s : strategies) csv << "," << s << "_seconds";
     csv << "\n";
   }
-  const SamplerContext host = SamplerContext::for_target(detect_host(make_kernel_compiler()));
+  const SamplerContext host = SamplerContext::for_cpu(detect_host(make_kernel_compiler()));
   for (const Kernel& k : program.kernels) {
     auto dag = std::make_shared<const ComputeDAG>(k.dag);
     double count = counts[k.name];

@@ -15,7 +15,9 @@ if(PROJECT_IS_TOP_LEVEL)
   # Tuning runs candidates in this worker, found next to ansor-gen.
   install(TARGETS ansor-measure-worker RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT generator)
   install(EXPORT AnsorGeneratorTargets NAMESPACE Ansor:: DESTINATION ${ANSOR_INSTALL_CMAKEDIR} COMPONENT generator)
-  install(FILES ${CMAKE_CURRENT_LIST_DIR}/AnsorKernels.cmake DESTINATION ${ANSOR_INSTALL_CMAKEDIR} COMPONENT generator)
+  # The module and the CMake functions of each backend (AnsorKernels<Backend>.cmake), which it includes.
+  file(GLOB kernel_modules ${CMAKE_CURRENT_LIST_DIR}/AnsorKernels*.cmake)
+  install(FILES ${kernel_modules} DESTINATION ${ANSOR_INSTALL_CMAKEDIR} COMPONENT generator)
 endif()
 install(EXPORT AnsorRuntimeTargets NAMESPACE Ansor:: DESTINATION ${ANSOR_INSTALL_CMAKEDIR} COMPONENT runtime)
 

@@ -8,7 +8,7 @@
 #     [TRIALS    <n>]          # tuning budget per kernel without a record; 0: never measure
 #     [SCHEDULE  best|default|naive]
 #     [COMPILER  <c++ compiler for the kernels>]
-#     [FLAGS     <flags>...])  # replace the default kernel flags
+#     [FLAGS     <flags>...])  # replace the target's default kernel flags
 #
 # Creates the static library target <lib> (linking Ansor::runtime) whose include directory
 # holds <lib>.h. At configure time kernels.def is validated (a bad file is a configure error
@@ -21,7 +21,9 @@
 # A CUDA target (cuda:sm_80, cuda:sm_90; cuda: the GPU present at configure time) generates .cu
 # sources that the project's CUDA compiler builds for that architecture (CUDA_ARCHITECTURES),
 # linked with CUDA::cudart: the project enables the CUDA language before the call. Its kernels
-# take device pointers (README, "CUDA kernels").
+# take device pointers (README, "CUDA kernels"). What differs per kind of target comes from the
+# generator (`ansor-gen configure` writes it, generator/backend/) and from the CMake functions of
+# the target's backend, AnsorKernels<Backend>.cmake; this module tests no kind.
 #
 # A named CPU (x86-64-v3, skylake-avx512, ...) builds and tunes with -march=<cpu> instead of
 # -march=native. With TARGETS, each kernel is generated and compiled once per target, and the
@@ -31,8 +33,8 @@
 include_guard(GLOBAL)
 
 set(ANSOR_KERNEL_COMPILER "" CACHE FILEPATH "C++ compiler for generated kernels (default: clang++)")
-set(ANSOR_KERNEL_FLAGS "-O3;-march=native;-fno-math-errno;-ffp-contract=fast" CACHE STRING
-    "Optimisation flags for generated kernels")
+set(ANSOR_KERNEL_FLAGS "" CACHE STRING
+    "Flags for generated kernels, replacing the target's defaults (empty: ansor-gen's, -O3 -march=native ... for a CPU)")
 
 # The ansor-gen executable: a prebuilt one (ANSOR_GEN_EXECUTABLE, or the one find_package(Ansor)
 # imported), else one built now from the source tree this module belongs to.
@@ -123,54 +125,10 @@ function(_ansor_runtime_include_dir out_var)
   endif()
 endfunction()
 
-# Flags that build kernels for a named CPU (x86-64-v3): -march=native becomes -march=<cpu>, as
-# the generator does (measure/cpu_variant.h), so that what is measured is what ships.
-function(_ansor_flags_for_target out_var target)
-  set(flags ${ARGN})
-  if(target STREQUAL "host" OR target STREQUAL "cuda" OR target MATCHES ":")
-    set(${out_var} ${flags} PARENT_SCOPE)
-    return()
-  endif()
-  set(out)
-  set(replaced FALSE)
-  foreach(f IN LISTS flags)
-    if(f STREQUAL "-march=native" OR f STREQUAL "-mcpu=native")
-      list(APPEND out "-march=${target}")
-      set(replaced TRUE)
-    elseif(NOT f MATCHES "^-(march|mcpu)=")
-      list(APPEND out "${f}")
-    endif()
-  endforeach()
-  if(NOT replaced)
-    list(APPEND out "-march=${target}")
-  endif()
-  set(${out_var} ${out} PARENT_SCOPE)
-endfunction()
-
-# A CUDA target needs the CUDA language enabled in the calling project (enable_language() works
-# at file scope only) and the CUDA runtime: a clear configure error names what is missing.
-function(_ansor_require_cuda lib target)
-  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if(NOT "CUDA" IN_LIST languages)
-    include(CheckLanguage)
-    check_language(CUDA)
-    if(CMAKE_CUDA_COMPILER)
-      message(FATAL_ERROR "ansor_add_kernels(${lib}): TARGET ${target} builds CUDA kernels, but this project has not enabled the CUDA "
-                          "language: add it (project(... LANGUAGES CXX CUDA) or enable_language(CUDA)) before ansor_add_kernels()")
-    else()
-      message(FATAL_ERROR "ansor_add_kernels(${lib}): TARGET ${target} builds CUDA kernels, but no CUDA compiler was found: install the "
-                          "CUDA toolkit (nvcc) or set CMAKE_CUDA_COMPILER, and enable the CUDA language in the project")
-    endif()
-  endif()
-  find_package(CUDAToolkit QUIET)
-  if(NOT TARGET CUDA::cudart)
-    message(FATAL_ERROR "ansor_add_kernels(${lib}): TARGET ${target} links the CUDA runtime, but find_package(CUDAToolkit) found no "
-                        "CUDA::cudart: install the CUDA toolkit or point CUDAToolkit_ROOT at it")
-  endif()
-endfunction()
-
-function(ansor_add_kernels lib)
-  cmake_parse_arguments(ARG "" "DEF;CACHE_DIR;TARGET;TRIALS;SCHEDULE;COMPILER" "FLAGS;TARGETS" ${ARGN})
+# The arguments of ansor_add_kernels() (its ARG_ variables), checked, with their defaults:
+# sets `def`, `targets`, `trials`, `schedule` and `cache_args` (--cache DIR, or nothing) in the
+# caller.
+function(_ansor_check_arguments lib)
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ansor_add_kernels(${lib}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -193,81 +151,61 @@ function(ansor_add_kernels lib)
   elseif(NOT targets)
     set(targets host)
   endif()
-  list(LENGTH targets target_count)
+  set(trials ${ARG_TRIALS})
   if(NOT DEFINED ARG_TRIALS)
-    set(ARG_TRIALS 0)
+    set(trials 0)
   endif()
-  if(NOT ARG_TRIALS MATCHES "^[0-9]+$")
+  if(NOT trials MATCHES "^[0-9]+$")
     message(FATAL_ERROR "ansor_add_kernels(${lib}): TRIALS must be a non-negative integer")
   endif()
-  if(NOT ARG_SCHEDULE)
-    set(ARG_SCHEDULE best)
+  set(schedule ${ARG_SCHEDULE})
+  if(NOT schedule)
+    set(schedule best)
   endif()
+  set(cache_args)
   if(ARG_CACHE_DIR)
     get_filename_component(cache_dir "${ARG_CACHE_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     set(cache_args --cache "${cache_dir}")
-  else()
-    set(cache_args)
-    if(ARG_SCHEDULE STREQUAL "best")
-      # With a cache the build's records check names the untuned kernels; without one, every
-      # kernel is untuned, and TRIALS cannot tune (records need a place to live).
-      message(WARNING "ansor_add_kernels(${lib}): no CACHE_DIR, so no kernel has a tuning record and every kernel "
-                      "runs its default schedule (not tuned); TRIALS ${ARG_TRIALS} does nothing without one. "
-                      "Give CACHE_DIR <dir> to tune (TRIALS, or the ${lib}_tune target) and to replay records.")
-    endif()
+  elseif(schedule STREQUAL "best")
+    # With a cache the build's records check names the untuned kernels; without one, every
+    # kernel is untuned, and TRIALS cannot tune (records need a place to live).
+    message(WARNING "ansor_add_kernels(${lib}): no CACHE_DIR, so no kernel has a tuning record and every kernel "
+                    "runs its default schedule (not tuned); TRIALS ${trials} does nothing without one. "
+                    "Give CACHE_DIR <dir> to tune (TRIALS, or the ${lib}_tune target) and to replay records.")
   endif()
+  foreach(name def targets trials schedule cache_args)
+    set(${name} "${${name}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
 
-  list(GET targets 0 first_target)
-  set(cuda FALSE)
-  if(first_target MATCHES "^cuda(:|$)")
-    set(cuda TRUE)
-    _ansor_require_cuda(${lib} ${first_target})
-  endif()
-
-  _ansor_generator(gen)
-  if(cuda)
-    # Records of CUDA kernels name the CUDA compiler; -O3 and the architecture are their flags.
-    set(cxx "${CMAKE_CUDA_COMPILER}")
-  else()
-    _ansor_kernel_compiler(cxx "${ARG_COMPILER}")
-  endif()
-  if(ARG_FLAGS)
-    set(flags ${ARG_FLAGS})
-  elseif(NOT cuda)
-    set(flags ${ANSOR_KERNEL_FLAGS})
-  endif()
-  list(JOIN flags " " flags_text)
-
-  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}")
+# Runs `ansor-gen configure`: it checks kernels.def and the targets (a configure error naming
+# file:line:col), and writes into `out_dir` the header, the registries, the per-kernel
+# fragments and <lib>_kernels.cmake, which says what the build needs of the target's backend.
+function(_ansor_run_configure lib gen def out_dir compiler flags)
   set(target_args)
-  foreach(t IN LISTS targets)
+  foreach(t IN LISTS ARGN)
     list(APPEND target_args --target "${t}")
   endforeach()
+  list(JOIN flags " " flags_text)
+  _ansor_runtime_include_dir(runtime_include)
   execute_process(
-    COMMAND "${gen}" configure "${def}" --name "${lib}" --out "${out_dir}" ${target_args} --compiler "${cxx}" --flags "${flags_text}"
+    COMMAND "${gen}" configure "${def}" --name "${lib}" --out "${out_dir}" ${target_args} --compiler "${compiler}" --flags "${flags_text}"
+            --runtime-include "${runtime_include}"
     RESULT_VARIABLE rv OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rv MATCHES "^[0-9]+$")
     message(FATAL_ERROR "ansor_add_kernels(${lib}): cannot run the generator ${gen}: ${rv}")
   elseif(NOT rv EQUAL 0)
     # The diagnostics verbatim: FATAL_ERROR would re-wrap "file:line:col: error: ..." lines.
     message("${err}")
-    message(FATAL_ERROR "ansor_add_kernels(${lib}): the generator rejects ${def} or the targets ${targets} (errors above)")
+    message(FATAL_ERROR "ansor_add_kernels(${lib}): the generator rejects ${def} or the targets ${ARGN} (errors above)")
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${def}")
-  # The kernel names, and what the target's code generator says its sources are and need.
-  include("${out_dir}/${lib}_kernels.cmake")
-  if(cuda)
-    # `cuda` is the device found at configure time: the build steps name its architecture.
-    set(targets cuda:sm_${ANSOR_KERNEL_CUDA_ARCHITECTURE})
-    if(NOT ARG_FLAGS)
-      set(flags -O3 -arch=sm_${ANSOR_KERNEL_CUDA_ARCHITECTURE})
-      list(JOIN flags " " flags_text)
-    endif()
-  endif()
-  set(language_flags ${ANSOR_KERNEL_EXTRA_FLAGS} ${ANSOR_KERNEL_LANGUAGE_FLAGS})
+endfunction()
 
-  # Build steps name the generator by its target where there is one (an installed package's
-  # imported ansor-gen), so that CMake tracks it; a path otherwise.
+# How build steps run the generator: by its target where there is one (an installed package's
+# imported ansor-gen), so that CMake tracks it, a path otherwise. Sets `gen_command` and
+# `gen_deps` in the caller.
+function(_ansor_generator_command gen)
   set(gen_command "${gen}")
   set(gen_deps "${gen}")
   if(TARGET Ansor::ansor-gen AND NOT ANSOR_GEN_EXECUTABLE)
@@ -277,162 +215,161 @@ function(ansor_add_kernels lib)
   if(TARGET ansor_generator_bootstrap)
     list(APPEND gen_deps ansor_generator_bootstrap)
   endif()
-  _ansor_runtime_include_dir(runtime_include)
-  file(GLOB runtime_headers LIST_DIRECTORIES false "${runtime_include}/ansor/*.h")
-  set(include_flags "-I${runtime_include}")
+  set(gen_command ${gen_command} PARENT_SCOPE)
+  set(gen_deps ${gen_deps} PARENT_SCOPE)
+endfunction()
 
-  # The variants: one library prefix per target (the library itself for a single target).
-  if(target_count EQUAL 1)
-    set(variant_libs ${lib})
-  else()
-    set(variant_libs ${ANSOR_KERNEL_VARIANT_LIBS})
-  endif()
-
-  # Steps that may measure (tuning a kernel without a record) run one at a time under Ninja, so
-  # that no two measure at once and compiles stay parallel; the generator's lock serialises them
-  # under other generators.
-  set(measure_pool)
-  if(NOT ARG_TRIALS EQUAL 0 AND ARG_CACHE_DIR AND CMAKE_GENERATOR MATCHES "Ninja")
+# Steps that may measure (tuning a kernel without a record) run one at a time under Ninja, so
+# that no two measure at once and compiles stay parallel; the generator's lock serialises them
+# under other generators. Sets `out_var` to the custom command's JOB_POOL arguments, if any.
+function(_ansor_measure_pool out_var trials cache_args)
+  set(pool)
+  if(NOT trials EQUAL 0 AND cache_args AND CMAKE_GENERATOR MATCHES "Ninja")
     get_property(pools GLOBAL PROPERTY JOB_POOLS)
     if(NOT pools MATCHES "(^|;)ansor_measure=")
       set_property(GLOBAL APPEND PROPERTY JOB_POOLS ansor_measure=1)
     endif()
-    set(measure_pool JOB_POOL ansor_measure)
+    set(pool JOB_POOL ansor_measure)
   endif()
+  set(${out_var} ${pool} PARENT_SCOPE)
+endfunction()
 
-  set(objects)
-  set(cuda_sources)
-  set(stamps)
-  set(stamp_commands)
-  set(tune_commands)
-  foreach(t vlib IN ZIP_LISTS targets variant_libs)
-    # Tuning measures with the compiler and flags that build the library: both are part of every
-    # record's key.
-    _ansor_flags_for_target(vflags "${t}" ${flags})
-    list(JOIN vflags " " vflags_text)
-    set(session_args --target "${t}" --compiler "${cxx}" --flags "${vflags_text}")
-    set(compile_flags ${vflags} ${language_flags})
-    foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
-      set(src "${out_dir}/${vlib}_${kernel}${ANSOR_KERNEL_SOURCE_EXTENSION}")
-      set(obj "${out_dir}/${vlib}_${kernel}.o")
-      set(stamp)
-      if(ARG_CACHE_DIR AND ARG_SCHEDULE STREQUAL "best")
-        set(stamp "${out_dir}/stamps/${vlib}_${kernel}.stamp")
-        list(APPEND stamps "${stamp}")
-      endif()
-      add_custom_command(
-        OUTPUT "${src}"
-        COMMAND ${gen_command} emit "${out_dir}/defs/${kernel}.def" --name "${vlib}" --out "${out_dir}" --kernel "${kernel}"
-                --schedule "${ARG_SCHEDULE}" ${cache_args} ${session_args} --trials "${ARG_TRIALS}"
-        DEPENDS "${out_dir}/defs/${kernel}.def" ${stamp} ${gen_deps}
-        COMMENT "ansor: generating ${vlib} kernel ${kernel}"
-        ${measure_pool}
-        VERBATIM)
-      if(cuda)
-        # The project's CUDA compiler builds it as a source of the library.
-        list(APPEND cuda_sources "${src}")
-        continue()
-      endif()
-      add_custom_command(
-        OUTPUT "${obj}"
-        COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${src}" -o "${obj}"
-        DEPENDS "${src}" ${runtime_headers}
-        COMMENT "ansor: compiling ${vlib} kernel ${kernel}"
-        VERBATIM)
-      list(APPEND objects "${obj}")
-    endforeach()
-    if(cuda)
-      list(APPEND cuda_sources "${out_dir}/${vlib}_registry.cpp")
-    else()
-      set(registry_obj "${out_dir}/${vlib}_registry.o")
-      add_custom_command(
-        OUTPUT "${registry_obj}"
-        COMMAND "${cxx}" ${compile_flags} "${include_flags}" -c "${out_dir}/${vlib}_registry.cpp" -o "${registry_obj}"
-        DEPENDS "${out_dir}/${vlib}_registry.cpp" "${out_dir}/${vlib}.h" ${runtime_headers}
-        COMMENT "ansor: compiling ${vlib} registry"
-        VERBATIM)
-      list(APPEND objects "${registry_obj}")
+# The build of one variant `vlib` (the library itself for one target): a step per kernel that
+# emits its source (tuning it first where TRIALS asks), and the backend's handling of each
+# source. Appends to the caller's `parts` (what the library is made of), `stamps`,
+# `stamp_commands` and `tune_commands`. Reads the caller's variables of the arguments and of
+# <lib>_kernels.cmake.
+function(_ansor_add_variant lib vlib)
+  # Tuning measures with the compiler and flags that build the library: both are part of every
+  # record's key.
+  list(JOIN ANSOR_KERNEL_FLAGS_${vlib} " " flags_text)
+  set(session_args --target "${ANSOR_KERNEL_STEP_TARGET_${vlib}}" --compiler "${ANSOR_KERNEL_BUILD_COMPILER}" --flags "${flags_text}")
+  _ansor_runtime_include_dir(runtime_include)
+  file(GLOB runtime_headers LIST_DIRECTORIES false "${runtime_include}/ansor/*.h")
+  _ansor_measure_pool(measure_pool "${trials}" "${cache_args}")
+  foreach(kernel IN LISTS ANSOR_KERNEL_NAMES)
+    set(src "${out_dir}/${vlib}_${kernel}${ANSOR_KERNEL_SOURCE_EXTENSION}")
+    set(stamp)
+    if(cache_args AND schedule STREQUAL "best")
+      set(stamp "${out_dir}/stamps/${vlib}_${kernel}.stamp")
+      list(APPEND stamps "${stamp}")
     endif()
-    list(APPEND stamp_commands COMMAND ${gen_command} emit "${def}" --name "${vlib}" --out "${out_dir}" --stamps-only ${cache_args}
-         ${session_args} --trials "${ARG_TRIALS}" --tune-hint "cmake --build ${CMAKE_BINARY_DIR} --target ${lib}_tune")
-    set(trials_args)
-    if(NOT ARG_TRIALS EQUAL 0)
-      set(trials_args --trials "${ARG_TRIALS}")
-    endif()
-    list(APPEND tune_commands COMMAND ${gen_command} tune "${def}" ${cache_args} ${session_args} ${trials_args})
-  endforeach()
-  if(NOT target_count EQUAL 1)
-    # The dispatcher runs before it knows the CPU: it is built for the architecture's baseline.
-    set(dispatch_flags ${flags})
-    if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-      _ansor_flags_for_target(dispatch_flags x86-64 ${flags})
-    endif()
-    set(dispatch_obj "${out_dir}/${lib}_dispatch.o")
     add_custom_command(
-      OUTPUT "${dispatch_obj}"
-      COMMAND "${cxx}" ${dispatch_flags} ${language_flags} "${include_flags}" -c "${out_dir}/${lib}_dispatch${ANSOR_KERNEL_SOURCE_EXTENSION}"
-              -o "${dispatch_obj}"
-      DEPENDS "${out_dir}/${lib}_dispatch${ANSOR_KERNEL_SOURCE_EXTENSION}" "${out_dir}/${lib}.h" ${runtime_headers}
-      COMMENT "ansor: compiling ${lib} dispatcher"
+      OUTPUT "${src}"
+      COMMAND ${gen_command} emit "${out_dir}/defs/${kernel}.def" --name "${vlib}" --out "${out_dir}" --kernel "${kernel}"
+              --schedule "${schedule}" ${cache_args} ${session_args} --trials "${trials}"
+      DEPENDS "${out_dir}/defs/${kernel}.def" ${stamp} ${gen_deps}
+      COMMENT "ansor: generating ${vlib} kernel ${kernel}"
+      ${measure_pool}
       VERBATIM)
-    list(APPEND objects "${dispatch_obj}")
+    cmake_language(CALL _ansor_kernels_${ANSOR_KERNEL_BACKEND}_source part ANSOR_KERNEL_COMPILE_${vlib} "${src}"
+                   "ansor: compiling ${vlib} kernel ${kernel}" ${runtime_headers})
+    list(APPEND parts "${part}")
+  endforeach()
+  cmake_language(CALL _ansor_kernels_${ANSOR_KERNEL_BACKEND}_source part ANSOR_KERNEL_COMPILE_${vlib} "${out_dir}/${vlib}_registry.cpp"
+                 "ansor: compiling ${vlib} registry" "${out_dir}/${vlib}.h" ${runtime_headers})
+  list(APPEND parts "${part}")
+  list(APPEND stamp_commands COMMAND ${gen_command} emit "${def}" --name "${vlib}" --out "${out_dir}" --stamps-only ${cache_args}
+       ${session_args} --trials "${trials}" --tune-hint "cmake --build ${CMAKE_BINARY_DIR} --target ${lib}_tune")
+  set(trials_args)
+  if(NOT trials EQUAL 0)
+    set(trials_args --trials "${trials}")
   endif()
+  list(APPEND tune_commands COMMAND ${gen_command} tune "${def}" ${cache_args} ${session_args} ${trials_args})
+  foreach(name parts stamps stamp_commands tune_commands)
+    set(${name} "${${name}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
 
-  if(cuda)
-    set_source_files_properties(${cuda_sources} PROPERTIES GENERATED TRUE)
-    add_library(${lib} STATIC ${cuda_sources})
-    # Generated kernels are optimised whatever the build type; the architecture is the target's.
-    set_target_properties(${lib} PROPERTIES CUDA_ARCHITECTURES ${ANSOR_KERNEL_CUDA_ARCHITECTURE} CUDA_STANDARD 17
-                                            CUDA_STANDARD_REQUIRED ON POSITION_INDEPENDENT_CODE ON)
-    target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3>)
-    if(ARG_FLAGS)
-      target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${ARG_FLAGS}>)
+# What ansor_install_kernels() and callers read of the library: its kernels.def, kernels,
+# header and targets, and the targets built with -march=native (an installed archive of those
+# runs only on CPUs like this one).
+function(_ansor_set_library_properties lib def out_dir)
+  set(step_targets)
+  set(native_targets)
+  foreach(vlib IN LISTS ANSOR_KERNEL_VARIANT_LIBS)
+    list(APPEND step_targets "${ANSOR_KERNEL_STEP_TARGET_${vlib}}")
+    if(ANSOR_KERNEL_FLAGS_${vlib} MATCHES "(^|;)-m(arch|cpu)=native(;|$)")
+      list(APPEND native_targets "${ANSOR_KERNEL_STEP_TARGET_${vlib}}")
     endif()
-    target_link_libraries(${lib} PUBLIC CUDA::cudart)
-  else()
-    set_source_files_properties(${objects} PROPERTIES EXTERNAL_OBJECT TRUE GENERATED TRUE)
-    add_library(${lib} STATIC ${objects})
-    set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
-  endif()
-  target_include_directories(${lib} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
-  target_link_libraries(${lib} PUBLIC Ansor::runtime)
+  endforeach()
   set_property(TARGET ${lib} PROPERTY ANSOR_DEF "${def}")
   set_property(TARGET ${lib} PROPERTY ANSOR_KERNELS "${ANSOR_KERNEL_NAMES}")
   set_property(TARGET ${lib} PROPERTY ANSOR_HEADER "${out_dir}/${lib}.h")
-  set_property(TARGET ${lib} PROPERTY ANSOR_TARGETS "${targets}")
-  set(native_targets)
-  foreach(t IN LISTS targets)
-    _ansor_flags_for_target(vflags "${t}" ${flags})
-    if(vflags MATCHES "(^|;)-m(arch|cpu)=native(;|$)")
-      list(APPEND native_targets "${t}")
-    endif()
-  endforeach()
+  set_property(TARGET ${lib} PROPERTY ANSOR_TARGETS "${step_targets}")
   set_property(TARGET ${lib} PROPERTY ANSOR_NATIVE_TARGETS "${native_targets}")
+endfunction()
 
-  if(stamps)
-    # With records to replay, every build asks the generator which records each kernel would
-    # replay (well under a second); a kernel's stamp file changes only when they do (new or
-    # better records: a tuning run, `<lib>_tune`, a colleague's cache), and then that kernel
-    # alone is generated again, and compiled again if its source changed.
-    add_custom_target(${lib}_records
-      ${stamp_commands}
-      BYPRODUCTS ${stamps}
-      DEPENDS ${gen_deps}
-      COMMENT "ansor: checking the records of ${lib}"
-      VERBATIM)
-    add_dependencies(${lib} ${lib}_records)
+# With records to replay, every build asks the generator which records each kernel would
+# replay (well under a second); a kernel's stamp file changes only when they do (new or better
+# records: a tuning run, `<lib>_tune`, a colleague's cache), and then that kernel alone is
+# generated again, and compiled again if its source changed.
+function(_ansor_add_records_check lib)
+  if(NOT stamps)
+    return()
   endif()
+  add_custom_target(${lib}_records
+    ${stamp_commands}
+    BYPRODUCTS ${stamps}
+    DEPENDS ${gen_deps}
+    COMMENT "ansor: checking the records of ${lib}"
+    VERBATIM)
+  add_dependencies(${lib} ${lib}_records)
+endfunction()
 
-  if(ARG_CACHE_DIR)
-    # `cmake --build . --target <lib>_tune` tunes every kernel as an explicit step (before a
-    # parallel build, say), the task scheduler sharing TRIALS per kernel (64 with TRIALS 0) among
-    # them; for several targets, each target the host's CPU runs in turn.
-    add_custom_target(${lib}_tune
-      ${tune_commands}
-      DEPENDS ${gen_deps}
-      COMMENT "ansor: tuning ${lib}"
-      USES_TERMINAL VERBATIM)
+# `cmake --build . --target <lib>_tune` tunes every kernel as an explicit step (before a
+# parallel build, say), the task scheduler sharing TRIALS per kernel (64 with TRIALS 0) among
+# them; for several targets, each target the host's CPU runs in turn.
+function(_ansor_add_tune_target lib)
+  if(NOT cache_args)
+    return()
   endif()
+  add_custom_target(${lib}_tune
+    ${tune_commands}
+    DEPENDS ${gen_deps}
+    COMMENT "ansor: tuning ${lib}"
+    USES_TERMINAL VERBATIM)
+endfunction()
+
+function(ansor_add_kernels lib)
+  cmake_parse_arguments(ARG "" "DEF;CACHE_DIR;TARGET;TRIALS;SCHEDULE;COMPILER" "FLAGS;TARGETS" ${ARGN})
+  _ansor_check_arguments(${lib})
+  _ansor_generator(gen)
+  _ansor_kernel_compiler(compiler "${ARG_COMPILER}")
+  set(flags ${ARG_FLAGS})
+  if(NOT flags)
+    set(flags ${ANSOR_KERNEL_FLAGS})
+  endif()
+  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}")
+  _ansor_run_configure(${lib} "${gen}" "${def}" "${out_dir}" "${compiler}" "${flags}" ${targets})
+  # The kernel names, the backend, and per variant its step target, flags and compile command.
+  include("${out_dir}/${lib}_kernels.cmake")
+  include("${CMAKE_CURRENT_FUNCTION_LIST_DIR}/AnsorKernels${ANSOR_KERNEL_BACKEND}.cmake")
+  list(GET targets 0 first_target)
+  cmake_language(CALL _ansor_kernels_${ANSOR_KERNEL_BACKEND}_prepare ${lib} ${first_target})
+  _ansor_generator_command("${gen}")
+
+  set(parts)
+  set(stamps)
+  set(stamp_commands)
+  set(tune_commands)
+  foreach(vlib IN LISTS ANSOR_KERNEL_VARIANT_LIBS)
+    _ansor_add_variant(${lib} ${vlib})
+  endforeach()
+  if(DEFINED ANSOR_KERNEL_DISPATCH_COMPILE)
+    _ansor_runtime_include_dir(runtime_include)
+    file(GLOB runtime_headers LIST_DIRECTORIES false "${runtime_include}/ansor/*.h")
+    cmake_language(CALL _ansor_kernels_${ANSOR_KERNEL_BACKEND}_source part ANSOR_KERNEL_DISPATCH_COMPILE
+                   "${out_dir}/${lib}_dispatch${ANSOR_KERNEL_SOURCE_EXTENSION}" "ansor: compiling ${lib} dispatcher" "${out_dir}/${lib}.h"
+                   ${runtime_headers})
+    list(APPEND parts "${part}")
+  endif()
+  cmake_language(CALL _ansor_kernels_${ANSOR_KERNEL_BACKEND}_library ${lib} ${parts})
+  target_include_directories(${lib} PUBLIC "$<BUILD_INTERFACE:${out_dir}>")
+  target_link_libraries(${lib} PUBLIC Ansor::runtime)
+  _ansor_set_library_properties(${lib} "${def}" "${out_dir}")
+  _ansor_add_records_check(${lib})
+  _ansor_add_tune_target(${lib})
 endfunction()
 
 # ansor_install_kernels(<lib> [NAMESPACE <ns>] [DESTINATION <dir for the package files>]
@@ -483,17 +420,20 @@ function(ansor_install_kernels lib)
   install(FILES "${header}" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT ${ARG_COMPONENT})
   install(EXPORT ${lib}Targets NAMESPACE ${ARG_NAMESPACE} DESTINATION ${ARG_DESTINATION} COMPONENT ${ARG_COMPONENT})
   set(config "${CMAKE_CURRENT_BINARY_DIR}/ansor/${lib}Config.cmake")
-  # CUDA kernels link CUDA::cudart, which the consumer's CUDA toolkit provides.
-  get_target_property(targets ${lib} ANSOR_TARGETS)
-  set(cuda_dependency "")
-  if(targets MATCHES "^cuda")
-    set(cuda_dependency "find_dependency(CUDAToolkit)\n")
-  endif()
+  # What the library's backend links beyond the runtime (CUDA::cudart, from the consumer's CUDA
+  # toolkit).
+  get_target_property(dependencies ${lib} ANSOR_PACKAGE_DEPENDENCIES)
+  set(backend_dependencies "")
+  foreach(dependency IN LISTS dependencies)
+    if(dependency)
+      string(APPEND backend_dependencies "${dependency}\n")
+    endif()
+  endforeach()
   file(WRITE "${config}"
        "# Package configuration of the pretuned kernel library ${lib}, generated by ansor_install_kernels().\n"
        "include(CMakeFindDependencyMacro)\n"
        "find_dependency(Ansor COMPONENTS runtime)\n"
-       "${cuda_dependency}"
+       "${backend_dependencies}"
        "include(\"\${CMAKE_CURRENT_LIST_DIR}/${lib}Targets.cmake\")\n")
   install(FILES "${config}" DESTINATION ${ARG_DESTINATION} COMPONENT ${ARG_COMPONENT})
 endfunction()

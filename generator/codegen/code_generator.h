@@ -1,4 +1,4 @@
-// Code generators: one per kind of target, each printing lowered kernels as the sources of that
+// Code generators: one per kind of target (its backend's, backend/), each printing lowered kernels as the sources of that
 // target's language and saying how they are compiled. The builder (measurement), the library
 // emitter and the CMake integration ask a generator for file names and commands; none of them
 // assumes a language.
@@ -49,9 +49,6 @@ class CodeGenerator {
                                                    const std::string& output, CompileOutput kind,
                                                    const std::string& precompiled_prelude = "") const = 0;
 };
-
-// The generator for a kind of target.
-const CodeGenerator& code_generator_for(Target::Kind kind);
 
 // Comment lines ("//   ...") listing the steps of a schedule, for the head of a source file.
 std::string steps_comment(const State& state);

@@ -1,22 +1,13 @@
-// The C++ generator: functions, descriptors, compile commands; and the choice of generator per
-// target.
+// The C++ generator: functions, descriptors, compile commands.
 #include "codegen/cpp_generator.h"
 
 #include <fmt/format.h>
 
 #include "codegen/cpp_codegen.h"
-#include "codegen/cuda_generator.h"
 #include "codegen/kernel_descriptor.h"
 #include "codegen/kernel_signature.h"
 
 namespace ansor {
-
-const CodeGenerator& code_generator_for(Target::Kind kind) {
-  static const CppGenerator cpp;
-  static const CudaGenerator cuda;
-  if (kind == Target::Kind::Cuda) return cuda;
-  return cpp;
-}
 
 void CodeGenerator::check(const LoweredKernel&, const Target&) const {}
 
@@ -31,7 +22,11 @@ std::vector<std::string> CppGenerator::compile_command(const std::string& compil
   if (kind != CompileOutput::Object) cmd.push_back("-w");
   if (kind == CompileOutput::SharedLibrary) cmd.push_back("-shared");
   cmd.push_back("-I" + runtime_include);
-  if (kind == CompileOutput::Object) cmd.push_back("-c");
+  // An object is compiled as a build compiles sources (`-c SOURCE -o OUTPUT`).
+  if (kind == CompileOutput::Object) {
+    cmd.insert(cmd.end(), {"-c", source, "-o", output});
+    return cmd;
+  }
   if (kind == CompileOutput::PrecompiledPrelude) cmd.insert(cmd.end(), {"-x", "c++-header"});
   if (kind == CompileOutput::SharedLibrary && !precompiled_prelude.empty()) cmd.insert(cmd.end(), {"-include-pch", precompiled_prelude});
   cmd.insert(cmd.end(), {"-o", output, source});

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "codegen/code_generator.h"
 #include "driver/tuning_session.h"
 #include "lang/program.h"
@@ -42,16 +43,16 @@ struct EmitReport {
   std::vector<std::string> notes;      // per kernel: where its schedule came from
 };
 
-// The code generator for a target named as the CLI and CMake name it ("host", "cuda" or a target
+// The backend of a target named as the CLI and CMake name it ("host", "cuda" or a target
 // string). Throws std::invalid_argument for a malformed string.
-const CodeGenerator& emit_generator(const std::string& target);
+const Backend& emit_backend(const std::string& target);
 
 // The seed of a kernel's `--schedule random`: the run's seed mixed with a stable hash of the
 // kernel's name, so that each kernel draws its own schedule and every build the same one.
 uint64_t random_schedule_seed(uint64_t seed, const std::string& kernel_name);
 
 // Each kernel is emitted for its own target (its `target` attribute), else the options' target.
-// Throws CompileError for unknown kernels and emit_generator's error; writes nothing unless
+// Throws CompileError for unknown kernels and emit_backend's error; writes nothing unless
 // every kernel emits. Tuning progress (with `trials`) goes to `progress`.
 EmitReport emit_library(const Program& program, const EmitOptions& options, std::ostream& progress);
 
@@ -64,15 +65,18 @@ std::string library_registry(const Program& program, const std::string& lib_name
 // Writes the header, the registry, one fragment per kernel (`DIR/defs/K.def`) and
 // `DIR/LIB_kernels.cmake` listing the kernels: what a build needs at configure time.
 // Checks the targets and the kernels' own targets as emit_library would, so that a build fails
-// at configure time, and records what the build needs of the target's code generator (source
-// extension, language flags) and, for a CUDA target, its architecture
-// (ANSOR_KERNEL_CUDA_ARCHITECTURE, e.g. 90; `cuda` is the device present). With several (CPU) targets, writes instead of the registry a
-// header and registry per variant and the dispatcher (driver/library_dispatch.h), the features
-// of each variant asked of `compiler` with `flags` (empty: the defaults) for its CPU, and lists
-// the variants' library names in the .cmake file (ANSOR_KERNEL_VARIANT_LIBS).
+// at configure time, and records what the build needs of the target's backend: the backend
+// (ANSOR_KERNEL_BACKEND, whose CMake functions build the library), the source extension, and
+// per variant the target its build steps name, the flags that key its records and the command
+// that compiles its sources with `compiler` and `flags` (empty: the backend's defaults) against
+// the runtime headers of `runtime_include` (empty: measurement's). With several (CPU) targets,
+// writes instead of the registry a header and registry per variant and the dispatcher
+// (driver/library_dispatch.h), the features of each variant asked of `compiler` for its CPU,
+// and lists the variants' library names (ANSOR_KERNEL_VARIANT_LIBS; the library itself for one
+// target).
 EmitReport configure_library(const Program& program, const std::string& lib_name, const std::string& out_dir,
                              const std::vector<std::string>& targets = {"host"}, const std::string& compiler = "",
-                             const std::vector<std::string>& flags = {});
+                             const std::vector<std::string>& flags = {}, const std::string& runtime_include = "");
 
 // `LIB_K.cpp` (the generator's extension), the source of one kernel.
 std::string kernel_source_name(const std::string& lib_name, const std::string& kernel, const CodeGenerator& generator);

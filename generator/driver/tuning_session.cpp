@@ -2,15 +2,11 @@
 #include "driver/tuning_session.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <thread>
 
-#include "measure/cpu_variant.h"
-#include "measure/cuda_device.h"
-#include "measure/host_target.h"
+#include "backend/backend_registry.h"
 #include "support/file_name.h"
 #include "tune/learned_scorer.h"
 
@@ -20,27 +16,24 @@ TuningSession::TuningSession(SessionOptions options) : TuningSession(options, Tu
 
 TuningSession::TuningSession(SessionOptions options, TuningCache records) : options_(std::move(options)), records_(std::move(records)) {}
 
-std::vector<std::string> TuningSession::kernel_flags() const { return options_.flags.empty() ? default_kernel_flags() : options_.flags; }
+KernelBuildRequest TuningSession::request() const { return {options_.target, options_.compiler, options_.flags}; }
+
+const Backend& TuningSession::backend() {
+  if (!backend_) backend_ = &backend_named(options_.target);
+  return *backend_;
+}
 
 const KernelCompiler& TuningSession::compiler() {
-  if (compiler_) return *compiler_;
-  if (is_cuda_target(options_.target)) {
-    const std::string nvcc = options_.compiler.empty() ? find_nvcc() : options_.compiler;
-    if (nvcc.empty()) throw std::runtime_error("no CUDA compiler (nvcc) found for " + options_.target + ": set ANSOR_NVCC or CUDACXX");
-    compiler_ = make_kernel_compiler(nvcc, options_.flags.empty() ? cuda_kernel_flags(target()) : options_.flags);
-  } else {
-    // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).
-    compiler_ = make_kernel_compiler(options_.compiler, flags_for_cpu(kernel_flags(), options_.target));
-  }
+  if (!compiler_) compiler_ = backend().kernel_compiler(request());
   return *compiler_;
 }
 
 const Target& TuningSession::target() {
-  if (!target_) target_ = is_cuda_target(options_.target) ? resolve_cuda_target(options_.target) : resolve_target(options_.target, compiler());
+  if (!target_) target_ = backend().resolve_target(request(), [this]() -> const KernelCompiler& { return compiler(); });
   return *target_;
 }
 
-SamplerContext TuningSession::sampler_context() { return SamplerContext::for_target(target()); }
+SamplerContext TuningSession::sampler_context() { return backend().sampler_context(target()); }
 
 Measurer& TuningSession::measurer() {
   if (!measurer_) {
@@ -49,15 +42,13 @@ Measurer& TuningSession::measurer() {
     m.early_stop_factor = options_.early_stop_factor;
     m.worker_path = default_worker_path();
     m.build.runtime_include = default_runtime_include();
-    // CUDA candidates are compiled by the host's cores (nvcc takes seconds per candidate).
-    const int build_cores = target().kind == Target::Kind::Cuda ? static_cast<int>(std::thread::hardware_concurrency()) : target().cores;
-    m.build.parallel = std::max(1, build_cores);
+    m.build.parallel = std::max(1, backend().build_parallelism(target()));
     m.build.work_dir = options_.work_dir.empty()
                            ? (std::filesystem::temp_directory_path() /
                               fmt::format("ansor-tune-{}-{}", ::getpid(), file_name_stem(options_.target)))
                                  .string()
                            : options_.work_dir;
-    measurer_ = std::make_unique<Measurer>(compiler(), target(), m);
+    measurer_ = backend().make_measurer(compiler(), target(), m);
   }
   return *measurer_;
 }
@@ -70,22 +61,7 @@ std::vector<ReplayedRecord> TuningSession::best(const Kernel& kernel, size_t k, 
 
 const std::string& TuningSession::cannot_measure() {
   if (cannot_measure_) return *cannot_measure_;
-  cannot_measure_ = "";
-  if (target().kind == Target::Kind::Cuda) {
-    std::string why;
-    std::optional<CudaDevice> device = probe_cuda_device(compiler().path, why);
-    if (!device) {
-      cannot_measure_ = fmt::format("tuning for {} measures on a GPU of that architecture: {}", target().to_string(), why);
-    } else if (device->target.cpu != target().cpu) {
-      cannot_measure_ = fmt::format("tuning for {} measures on a GPU of that architecture: the one here is {} ({})", target().to_string(),
-                                    device->name, device->target.cpu);
-    }
-  } else if (is_cpu_name(options_.target)) {
-    KernelCompiler native = make_kernel_compiler(options_.compiler, kernel_flags());
-    std::vector<std::string> missing = missing_features(cpu_features(compiler()), cpu_features(native));
-    if (!missing.empty())
-      cannot_measure_ = fmt::format("tuning for {} needs a CPU that runs its code: this one lacks {}", options_.target, fmt::join(missing, ", "));
-  }
+  cannot_measure_ = backend().cannot_measure(request(), target(), compiler());
   return *cannot_measure_;
 }
 

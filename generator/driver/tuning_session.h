@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "lang/program.h"
 #include "measure/measurer.h"
 #include "records/cache.h"
@@ -55,10 +56,12 @@ class TuningSession {
  private:
   Measurer& measurer();
   const TuningCache& cache();
-  // The session's kernel flags (the defaults when it names none), before a named CPU's -march.
-  std::vector<std::string> kernel_flags() const;
+  // The session's target, compiler and flags, as its backend takes them.
+  KernelBuildRequest request() const;
+  const Backend& backend();
 
   SessionOptions options_;
+  const Backend* backend_ = nullptr;
   std::optional<KernelCompiler> compiler_;
   std::optional<Target> target_;
   std::unique_ptr<Measurer> measurer_;

@@ -63,10 +63,10 @@ UnitPlannerOptions planner_options(const KernelCompiler& compiler) {
 
 }  // namespace
 
-Builder::Builder(KernelCompiler compiler, Target target, BuildOptions options)
+Builder::Builder(KernelCompiler compiler, Target target, const CodeGenerator& generator, BuildOptions options)
     : compiler_(std::move(compiler)),
       target_(std::move(target)),
-      generator_(code_generator_for(target_.kind)),
+      generator_(generator),
       options_(std::move(options)),
       planner_(planner_options(compiler_)) {
   std::filesystem::create_directories(options_.work_dir);

@@ -51,8 +51,8 @@ struct BuildResult {
 
 class Builder {
  public:
-  // Builds for `target` with its code generator (code_generator_for(target.kind)).
-  Builder(KernelCompiler compiler, Target target, BuildOptions options);
+  // Builds for `target` with the code generator of its kind (its backend's).
+  Builder(KernelCompiler compiler, Target target, const CodeGenerator& generator, BuildOptions options);
 
   std::vector<BuildResult> build(const std::vector<Candidate>& candidates);
 

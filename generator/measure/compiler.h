@@ -20,7 +20,8 @@ struct KernelCompiler {
   bool is_clang() const;
 };
 
-// The default kernel flags: those of ansor_add_kernels() (cmake/AnsorKernels.cmake).
+// The default flags of CPU kernels, for tuning and (written by `ansor-gen configure`) for the
+// libraries of ansor_add_kernels() alike.
 std::vector<std::string> default_kernel_flags();
 
 // Finds clang++ (or the named compiler) and asks it for its version. Throws std::runtime_error

@@ -43,8 +43,8 @@ std::string default_worker_path() {
   return (std::filesystem::path(executable_dir()) / "ansor-measure-worker").string();
 }
 
-Measurer::Measurer(KernelCompiler compiler, Target target, MeasureOptions options)
-    : builder_(std::move(compiler), target, options.build),
+Measurer::Measurer(KernelCompiler compiler, Target target, const CodeGenerator& generator, MeasureOptions options)
+    : builder_(std::move(compiler), target, generator, options.build),
       target_(std::move(target)),
       options_(std::move(options)),
       worker_({options_.worker_path, "--threads", std::to_string(target_.threads)}) {}
@@ -60,10 +60,10 @@ const Measurer::Reference* Measurer::reference_for(const Candidate& c, std::stri
   auto it = references_.find(dag.workload_key());
   if (it != references_.end()) return &it->second;
   Candidate naive{c.kernel_name, State(c.state.dag_ptr())};
-  if (target_.kind == Target::Kind::Cuda && !reference_builder_) {
+  if (options_.reference_generator && !reference_builder_) {
     BuildOptions host = options_.build;
     host.work_dir = (std::filesystem::path(options_.build.work_dir) / "reference").string();
-    reference_builder_ = std::make_unique<Builder>(make_kernel_compiler(), Target{}, host);  // a CPU program
+    reference_builder_ = std::make_unique<Builder>(make_kernel_compiler(), Target{}, *options_.reference_generator, host);
   }
   BuildResult built = (reference_builder_ ? *reference_builder_ : builder_).build({naive})[0];
   if (built.error != MeasureError::None) {

@@ -29,11 +29,16 @@ struct MeasureOptions {
   double early_stop_factor = 10;
   std::string worker_path;           // the ansor-measure-worker executable
   std::string lock_dir = "/tmp";     // where the per-target measurement lock lives
+  // Builds the naive reference programs for the host CPU with the host's kernel compiler (a GPU
+  // target's backend sets it, so that GPU candidates are checked against the CPU); null: with
+  // the candidates' own builder.
+  const CodeGenerator* reference_generator = nullptr;
 };
 
 class Measurer : public CandidateMeasurer {
  public:
-  Measurer(KernelCompiler compiler, Target target, MeasureOptions options);
+  // Measures with `generator`, the code generator of the target's kind (its backend's).
+  Measurer(KernelCompiler compiler, Target target, const CodeGenerator& generator, MeasureOptions options);
   ~Measurer() override;
 
   // One record per candidate, in order. Candidates must all schedule the same DAG. Each record
@@ -61,8 +66,8 @@ class Measurer : public CandidateMeasurer {
   bool prepare(const std::string& workload, const Reference& ref, std::string& error);
 
   Builder builder_;
-  // Builds the naive reference programs: builder_ itself on a CPU; on a GPU a C++ builder with
-  // the host's kernel compiler, so that GPU candidates are checked against the CPU.
+  // Builds the naive reference programs: builder_ itself, or one for the host CPU
+  // (MeasureOptions::reference_generator).
   std::unique_ptr<Builder> reference_builder_;
   Target target_;
   MeasureOptions options_;

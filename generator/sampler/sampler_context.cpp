@@ -5,12 +5,19 @@
 
 namespace ansor {
 
-SamplerContext SamplerContext::for_target(const Target& target) {
+SamplerContext SamplerContext::for_cpu(const Target& target) {
   SamplerContext ctx;
-  ctx.gpu = target.kind == Target::Kind::Cuda;
-  ctx.parallelism = ctx.gpu ? target.gpu.sm_count : target.threads;
+  ctx.parallelism = target.threads;
   ctx.vector_lanes = target.vector_bits() / 32;
-  if (ctx.gpu) ctx.gpu_limits = target.gpu;
+  return ctx;
+}
+
+SamplerContext SamplerContext::for_gpu(const Target& target) {
+  SamplerContext ctx;
+  ctx.gpu = true;
+  ctx.parallelism = target.gpu.sm_count;
+  ctx.vector_lanes = target.vector_bits() / 32;
+  ctx.gpu_limits = target.gpu;
   return ctx;
 }
 

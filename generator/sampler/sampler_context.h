@@ -23,7 +23,10 @@ struct SamplerContext {
   GpuLimits gpu_limits;
   int max_vthreads = 8;
 
-  static SamplerContext for_target(const Target& target);
+  // A CPU's: its threads and vector width.
+  static SamplerContext for_cpu(const Target& target);
+  // A GPU's: its multiprocessors and the limits of a block.
+  static SamplerContext for_gpu(const Target& target);
 };
 
 // The thread counts worth trying for a reduction of `extent` elements across the threads of a

@@ -114,6 +114,4 @@ Target parse_target(const std::string& text) {
   return t;
 }
 
-bool is_cuda_target(const std::string& text) { return text == "cuda" || text.rfind("cuda:", 0) == 0; }
-
 }  // namespace ansor

@@ -74,7 +74,4 @@ struct Target {
 // Parses a target string; throws std::invalid_argument naming what is wrong.
 Target parse_target(const std::string& text);
 
-// Whether a target named as the CLI and CMake name it is a CUDA GPU ("cuda", "cuda:sm_80").
-bool is_cuda_target(const std::string& text);
-
 }  // namespace ansor

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <limits>
 
+#include "backend/backend_registry.h"
 #include "records/record_filter.h"
 #include "sampler/default_schedule.h"
 #include "tune/learned_scorer.h"
@@ -24,7 +25,7 @@ std::string describe_time(const Record& r, double flops) {
 
 TuningTask::TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer,
                        const TuningCache& cache, TuneOptions options, std::function<std::shared_ptr<ProgramScorer>()> scorer)
-    : task_{std::move(kernel_name), std::move(dag), SamplerContext::for_target(measurer.target()), options.seed,
+    : task_{std::move(kernel_name), std::move(dag), sampler_context_for(measurer.target()), options.seed,
             scorer ? std::move(scorer) : learned_scorer_source(cache, measurer.target().to_string(), options.seed)},
       measurer_(measurer),
       cache_(cache),

@@ -11,7 +11,7 @@ namespace {
 struct ConfigureCommand {
   std::string lib_name, out_dir;
   std::vector<std::string> targets = {"host"};
-  std::string compiler, flags_text;
+  std::string compiler, flags_text, runtime_include;
 };
 
 }  // namespace
@@ -25,11 +25,13 @@ Subcommand add_configure(CLI::App& app, Input& input) {
                   "the build's target, checked here so that a bad one fails at configure time; repeated: a library for several "
                   "CPU targets, dispatched at run time")
       ->capture_default_str();
-  cmd->add_option("--compiler", c->compiler, "with several targets: the kernel compiler, asked which CPU features each uses");
-  cmd->add_option("--flags", c->flags_text, "with several targets: the kernel flags (default: -O3 -march=native ...)");
+  cmd->add_option("--compiler", c->compiler, "the kernel compiler the build uses (with several targets, asked which CPU features each uses)");
+  cmd->add_option("--flags", c->flags_text, "the kernel flags (default: the target's, -O3 -march=native ... for a CPU)");
+  cmd->add_option("--runtime-include", c->runtime_include,
+                  "the runtime headers the build compiles kernels against (default: those measurement uses)");
   return {cmd, [c](const Program& program, std::ostream&) {
             check_lib_name(c->lib_name);
-            configure_library(program, c->lib_name, c->out_dir, c->targets, c->compiler, split_flags(c->flags_text));
+            configure_library(program, c->lib_name, c->out_dir, c->targets, c->compiler, split_flags(c->flags_text), c->runtime_include);
           }};
 }
 

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "backend/backend_registry.h"
 #include "codegen/c_names.h"
 #include "sampler/annotation.h"
 #include "sampler/default_schedule.h"
@@ -54,7 +55,7 @@ void add_printed_schedule_options(CLI::App& cmd, PrintedSchedule& options) {
 
 State schedule_for_printing(const std::shared_ptr<const ComputeDAG>& dag, const PrintedSchedule& options) {
   if (options.schedule == "naive") return State(dag);
-  const SamplerContext ctx = SamplerContext::for_target(options.target == "host" ? Target{} : parse_target(options.target));
+  const SamplerContext ctx = sampler_context_for(options.target == "host" ? Target{} : parse_target(options.target));
   return options.schedule == "default" ? default_schedule(dag, ctx) : random_program(dag, ctx, options.seed);
 }
 

@@ -7,6 +7,7 @@
 
 #include <ostream>
 
+#include "backend/backend_registry.h"
 #include "sampler/sketch_generator.h"
 #include "schedule/state_printer.h"
 
@@ -28,7 +29,7 @@ Subcommand add_sketch(CLI::App& app, Input& input) {
   return {cmd, [c, &input](const Program& program, std::ostream& out) {
             const Kernel& k = find_kernel(program, c->kernel, input.def_path);
             Target target = c->target == "host" ? Target{} : parse_target(c->target);
-            SamplerContext ctx = SamplerContext::for_target(target);
+            SamplerContext ctx = sampler_context_for(target);
             std::vector<Sketch> sketches = generate_sketches(std::make_shared<const ComputeDAG>(k.dag), ctx, SketchRules::for_context(ctx));
             fmt::print(out, "{}: {} sketch{} for {}\n", k.name, sketches.size(), sketches.size() == 1 ? "" : "es", ctx.gpu ? "GPU" : "CPU");
             for (size_t i = 0; i < sketches.size(); ++i) {

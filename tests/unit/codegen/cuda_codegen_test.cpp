@@ -10,7 +10,8 @@
 #include <fstream>
 #include <regex>
 
-#include "codegen/code_generator.h"
+#include "codegen/cpp_generator.h"
+#include "codegen/cuda_generator.h"
 #include "dag/output_tolerance.h"
 #include "lower/gpu_launch.h"
 #include "lower/lower.h"
@@ -55,7 +56,7 @@ kernel long_max_to_scalar {
   return program;
 }
 
-SamplerContext sm80() { return SamplerContext::for_target(parse_target("cuda:sm_80")); }
+SamplerContext sm80() { return SamplerContext::for_gpu(parse_target("cuda:sm_80")); }
 
 LoweredKernel lower_for_sm80(const State& state, const std::string& symbol) {
   LowerOptions options;
@@ -167,21 +168,21 @@ TEST(CudaProgramsTest, LimitsOfTheTargetAreEnforced) {
   }
 }
 
-// The emitted CUDA of `programs` in one translation unit.
 // A code generator prints programs lowered for its kind of target only: the decisions it prints
 // (launches, index type, vector copies) are the target's.
 TEST(CudaProgramsTest, EachGeneratorRefusesAProgramLoweredForTheOtherKindOfTarget) {
   const GpuProgram& matmul = gpu_programs().programs.front();
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
-  const CodeGenerator& cuda = code_generator_for(Target::Kind::Cuda);
+  const CppGenerator cpp;
+  const CudaGenerator cuda;
   EXPECT_THROW(cpp.kernel_definitions(matmul.lowered, matmul.state.dag(), "k", "k", "test"), std::invalid_argument);
   LoweredKernel for_cpu = lower_state(State(matmul.state.dag_ptr()), "k");
   EXPECT_THROW(cuda.kernel_definitions(for_cpu, matmul.state.dag(), "k", "k", "test"), std::invalid_argument);
   EXPECT_NO_THROW(cpp.kernel_definitions(for_cpu, matmul.state.dag(), "k", "k", "test"));
 }
 
+// The emitted CUDA of `programs` in one translation unit.
 std::string cuda_unit(const std::vector<const GpuProgram*>& programs) {
-  const CodeGenerator& cuda = code_generator_for(Target::Kind::Cuda);
+  const CudaGenerator cuda;
   std::string source = cuda.source_prelude() + "\n";
   for (const GpuProgram* p : programs) source += cuda.kernel_definitions(p->lowered, p->state.dag(), p->kernel, p->symbol, "test") + "\n";
   return source;

@@ -7,7 +7,7 @@
 
 #include <regex>
 
-#include "codegen/code_generator.h"
+#include "codegen/cpp_generator.h"
 #include "lower/codegen_decisions.h"
 #include "lower/lower.h"
 #include "sampler/default_schedule.h"
@@ -21,7 +21,7 @@ std::string emitted_default(const std::string& kernel_text, int vector_lanes) {
   SamplerContext ctx;
   ctx.vector_lanes = vector_lanes;
   State state = default_schedule(dag, ctx);
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   return cpp.kernel_definitions(lower_state(state, "k"), state.dag(), "k", "k", "test");
 }
 
@@ -63,7 +63,7 @@ TEST(ReductionCodegenTest, EveryHorizontalReductionLoweringFoundIsOneTreeHelper)
   LoweredKernel lowered = lower_state(state, "k");
   ASSERT_FALSE(lowered.horizontal_reductions.empty());
   for (const auto& [store, length] : lowered.horizontal_reductions) EXPECT_GE(length, kMinHorizontalReduction);
-  const std::string code = code_generator_for(Target::Kind::Cpu).kernel_definitions(lowered, state.dag(), "k", "k", "test");
+  const std::string code = CppGenerator().kernel_definitions(lowered, state.dag(), "k", "k", "test");
   size_t helpers = 0;
   for (size_t at = code.find("ansor_rt::vreduce_"); at != std::string::npos; at = code.find("ansor_rt::vreduce_", at + 1)) ++helpers;
   EXPECT_EQ(helpers, lowered.horizontal_reductions.size()) << code;

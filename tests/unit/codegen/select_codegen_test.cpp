@@ -3,7 +3,7 @@
 // of assembling the vector lane by lane.
 #include <gtest/gtest.h>
 
-#include "codegen/code_generator.h"
+#include "codegen/cpp_generator.h"
 #include "lower/lower.h"
 #include "schedule/steps.h"
 #include "test_support.h"
@@ -18,7 +18,7 @@ TEST(SelectCodegenTest, AConditionTheSameInEveryLanePicksAWholeVector) {
   State state(dag);
   state.apply(std::make_shared<SplitStep>(1, 2, std::vector<int64_t>{16}));  // c.0, c.1
   state.apply(std::make_shared<AnnotateStep>(1, 3, IterAnnotation::Vectorize));
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   std::string code = cpp.kernel_definitions(lower_state(state, "k"), state.dag(), "k", "k", "test");
   EXPECT_NE(code.find("? ansor_rt::vload<float, 16>(&X["), std::string::npos) << code;
   EXPECT_EQ(code.find("ansor_rt::vec<float, 16>{"), std::string::npos) << code;

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <regex>
 
-#include "codegen/code_generator.h"
+#include "codegen/cpp_generator.h"
 #include "lower/lower.h"
 #include "lang/program.h"
 #include "measure/host_target.h"
@@ -31,7 +31,7 @@ std::string assembly_of(const State& state, const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("ansor_vectorize_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::string source = (dir / (name + ".cpp")).string(), assembly = (dir / (name + ".s")).string();
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   write_file_if_changed(source, cpp.source_prelude() + cpp.kernel_definitions(lower_state(state, name), state.dag(), name, name, "test"));
   std::vector<std::string> cmd = {compiler.path};
   cmd.insert(cmd.end(), compiler.flags.begin(), compiler.flags.end());
@@ -115,7 +115,7 @@ TEST(VectorizeTest, MemoryPragmasBecomePrefetchesAndStreamingStores) {
   hinted.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::PrefetchBytes, 1024));
   hinted.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::StreamStores, 1));
 
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   LoweredKernel lowered = lower_state(hinted, "bg");
   const MemoryHints* hints = lowered.find_memory_hints("Y");
   ASSERT_NE(hints, nullptr);
@@ -147,7 +147,7 @@ TEST(VectorizeTest, PrefetchesStepByTheTargetsCacheLine) {
   s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{32}));  // i, j.0, j.1
   s.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
   s.apply(std::make_shared<PragmaStep>(y, 0, PragmaKind::PrefetchBytes, 1024));
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   for (int line : {64, 128}) {
     LowerOptions options;
     options.target.cache_line_bytes = line;

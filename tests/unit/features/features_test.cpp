@@ -410,7 +410,7 @@ TEST_F(FeaturesTest, PaddingComputedInsideTheConvolutionIsAllocatedPerIteration)
 // per step of the reduction, and every store reports the block's 256 threads.
 TEST(FeaturesGpuTest, SharedMemoryTilesReportTheirAllocation) {
   auto dag = test::dag_of(test::parse("kernel mm { A = input f32[64, 64]\n B = input f32[64, 64]\n C = matmul(A, B) }"), "mm");
-  State s = default_schedule(dag, SamplerContext::for_target(parse_target("cuda:sm_80")));
+  State s = default_schedule(dag, SamplerContext::for_gpu(parse_target("cuda:sm_80")));
   LoweredKernel k = lower_for_features(s);
   std::vector<StoreFeatures> rows = extract_features(s, kRaw);
   int shared = 0;
@@ -593,7 +593,7 @@ TEST(FeaturesDeterminismTest, EqualProgramsHaveEqualRows) {
 TEST(FeaturesDeterminismTest, SampledProgramsHaveFewFiniteRows) {
   Program first = test::parse(kKernels), second = test::parse(kKernels);
   for (const char* target : {"host", "cuda:sm_80"}) {
-    SamplerContext ctx = SamplerContext::for_target(std::string(target) == "host" ? Target{} : parse_target(target));
+    SamplerContext ctx = std::string(target) == "host" ? SamplerContext::for_cpu(Target{}) : SamplerContext::for_gpu(parse_target(target));
     for (const char* kernel : {"mm", "conv"}) {
       auto dag_a = test::dag_of(first, kernel), dag_b = test::dag_of(second, kernel);
       std::vector<Sketch> sketches_a = generate_sketches(dag_a, ctx, SketchRules::for_context(ctx));

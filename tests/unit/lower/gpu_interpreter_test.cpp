@@ -151,7 +151,7 @@ struct KernelCase {
 
 // Every sketch of the CUDA context annotated with several seeds; the programs that lower.
 std::vector<Sampled> sample_gpu_programs(const std::shared_ptr<const ComputeDAG>& dag, const std::string& name, int& not_lowerable) {
-  SamplerContext ctx = SamplerContext::for_target(parse_target("cuda:sm_80"));
+  SamplerContext ctx = SamplerContext::for_gpu(parse_target("cuda:sm_80"));
   Annotator annotator(ctx);
   std::vector<Sampled> out;
   std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::gpu());

@@ -4,7 +4,7 @@
 
 #include <regex>
 
-#include "codegen/code_generator.h"
+#include "codegen/cpp_generator.h"
 #include "lower/interpreter.h"
 #include "lower/lower.h"
 #include "lower/loop_passes.h"
@@ -248,7 +248,7 @@ int count_all_loops(const LoweredKernel& k) {
 
 TEST(LoopPassesTest, TheCppGeneratorPrintsExactlyTheLoopsLoweringLeft) {
   Program program = test::parse(kKernels);
-  const CodeGenerator& cpp = code_generator_for(Target::Kind::Cpu);
+  const CppGenerator cpp;
   const std::regex loop_header(R"(for \(int64_t )");
   int checked = 0;
   for (const Kernel& kernel : program.kernels) {

@@ -2,6 +2,9 @@
 // failing the others, compile time limits, and symbols that never collide in one process.
 #include "measure/builder.h"
 
+#include "codegen/cpp_generator.h"
+#include "codegen/cuda_generator.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -35,12 +38,13 @@ class BuilderTest : public ::testing::Test {
     options.timeout_seconds = timeout_seconds;
     options.runtime_include = runtime_include;
     options.work_dir = (dir_ / "work").string();
-    return Builder(make_kernel_compiler(compiler), Target{}, options);
+    return Builder(make_kernel_compiler(compiler), Target{}, cpp_, options);
   }
 
   Candidate candidate(PlantedFault fault = PlantedFault::None) const { return {"add", State(dag_), fault}; }
 
   fs::path dir_;
+  const CppGenerator cpp_;
   Program program_;
   std::shared_ptr<const ComputeDAG> dag_;
 };
@@ -137,12 +141,13 @@ TEST_F(BuilderTest, AGpuProgramOverTheTargetsLimitsIsAnInvalidScheduleNotACompil
   Program program = test::parse("kernel mm { A = input f32[64, 32]\n B = input f32[32, 48]\n C = matmul(A, B) }");
   auto dag = test::dag_of(program, "mm");
   Target target = parse_target("cuda:sm_90");
-  State state = default_schedule(dag, SamplerContext::for_target(target));
+  State state = default_schedule(dag, SamplerContext::for_gpu(target));
   target.gpu.max_shared_bytes_per_block = 64;  // the default schedule reads its tiles through shared memory
   BuildOptions options;
   options.runtime_include = default_runtime_include();
   options.work_dir = (dir_ / "work").string();
-  Builder builder(KernelCompiler{"/nonexistent/nvcc", {}, "nvcc 0"}, target, options);
+  const CudaGenerator cuda;
+  Builder builder(KernelCompiler{"/nonexistent/nvcc", {}, "nvcc 0"}, target, cuda, options);
   std::vector<BuildResult> results = builder.build({{"mm", state}});
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].error, MeasureError::InvalidSchedule);

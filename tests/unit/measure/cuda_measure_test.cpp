@@ -6,6 +6,8 @@
 
 #include <filesystem>
 
+#include "codegen/cpp_generator.h"
+#include "codegen/cuda_generator.h"
 #include "measure/cuda_device.h"
 #include "measure/measurer.h"
 #include "sampler/default_schedule.h"
@@ -33,8 +35,11 @@ TEST(CudaMeasureTest, CandidatesRunOnTheGpuOrSayWhyTheyCannot) {
   options.lock_dir = dir.string();
   options.build.runtime_include = default_runtime_include();
   options.build.work_dir = (dir / "work").string();
-  Measurer measurer(make_kernel_compiler(nvcc, cuda_kernel_flags(target)), target, options);
-  std::vector<Record> records = measurer.measure({{"mm", default_schedule(dag, SamplerContext::for_target(target))}});
+  const CudaGenerator cuda;
+  const CppGenerator cpp;
+  options.reference_generator = &cpp;
+  Measurer measurer(make_kernel_compiler(nvcc, cuda_kernel_flags(target)), target, cuda, options);
+  std::vector<Record> records = measurer.measure({{"mm", default_schedule(dag, SamplerContext::for_gpu(target))}});
   ASSERT_EQ(records.size(), 1u);
   const Record& r = records[0];
   EXPECT_EQ(r.target, target.to_string());

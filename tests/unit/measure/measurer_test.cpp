@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "codegen/cpp_generator.h"
 #include "lang/program.h"
 #include "measure/host_target.h"
 #include "records/record_filter.h"
@@ -47,7 +48,7 @@ class MeasurerTest : public ::testing::Test {
     options.lock_dir = lock_dir.empty() ? dir_.string() : lock_dir;
     options.build.runtime_include = default_runtime_include();
     options.build.work_dir = (dir_ / "work").string();
-    return std::make_unique<Measurer>(compiler, detect_host(compiler), options);
+    return std::make_unique<Measurer>(compiler, detect_host(compiler), cpp_, options);
   }
 
   // A reasonable schedule of a matmul: i split and parallel, j vectorised, B packed.
@@ -64,6 +65,7 @@ class MeasurerTest : public ::testing::Test {
   State tiled() const { return tiled(dag_); }
 
   fs::path dir_;
+  const CppGenerator cpp_;
   Program program_;
   std::shared_ptr<const ComputeDAG> dag_;
 };

@@ -206,7 +206,7 @@ TEST(MutationTest, MemoryHintChangesOnePrefetchOrStreamPragma) {
   EXPECT_GT(streaming, 10);
   EXPECT_GT(checked, 20);
   // GPU programs get none: the mutation has nothing to change.
-  SamplerContext gpu = SamplerContext::for_target(parse_target("cuda:sm_80"));
+  SamplerContext gpu = SamplerContext::for_gpu(parse_target("cuda:sm_80"));
   Task gpu_task = streaming_bias_gelu(gpu);
   Annotator gpu_annotator(gpu);
   Mutator gpu_mutator(gpu, gpu_task.catalog);
@@ -301,7 +301,7 @@ TEST(MutationTest, GpuMutationsComputeTheReferenceWithinTheThreadLimits) {
 // beyond the tile limit, up to a block, and stays a count whose threads can combine values; GPU
 // programs never get the parallel mutation.
 TEST(MutationTest, GpuReductionsAcrossThreadsMutateTheirThreadCount) {
-  SamplerContext ctx = SamplerContext::for_target(parse_target("cuda:sm_80"));
+  SamplerContext ctx = SamplerContext::for_gpu(parse_target("cuda:sm_80"));
   Program program = test::parse("kernel rows { X = input f32[4, 4096]\n S[i:4] = sum(k:4096, X[i, k] * X[i, k]) }");
   auto dag = test::dag_of(program, "rows");
   auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(dag, ctx, SketchRules::for_context(ctx)));

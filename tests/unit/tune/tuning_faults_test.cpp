@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "backend/backend_registry.h"
 #include "dag_builder.h"
 #include "fault_injecting_measurer.h"
 #include "measure/host_target.h"
@@ -32,7 +33,7 @@ class TuningFaultsTest : public ::testing::Test {
     options.lock_dir = dir_.string();
     options.build.runtime_include = default_runtime_include();
     options.build.work_dir = (dir_ / "work").string();
-    measurer_ = std::make_unique<Measurer>(compiler, detect_host(compiler), options);
+    measurer_ = backend_for(Target::Kind::Cpu).make_measurer(compiler, detect_host(compiler), options);
   }
   void TearDown() override {
     measurer_.reset();

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "backend/backend_registry.h"
 #include "measure/host_target.h"
 #include "measure/measurer.h"
 #include "sampler/default_schedule.h"
@@ -75,7 +76,7 @@ class TuningLoopTest : public ::testing::Test {
     options.lock_dir = dir_.string();
     options.build.runtime_include = default_runtime_include();
     options.build.work_dir = (dir_ / "work").string();
-    measurer_ = std::make_unique<Measurer>(compiler, detect_host(compiler), options);
+    measurer_ = backend_for(Target::Kind::Cpu).make_measurer(compiler, detect_host(compiler), options);
   }
   void TearDown() override {
     measurer_.reset();
@@ -105,7 +106,7 @@ TEST_F(TuningLoopTest, ProposeMeasureUpdatePerRound) {
   ASSERT_TRUE(summary.best.has_value());
   ASSERT_EQ(log.updates.size(), 4u);
   auto dag = std::make_shared<const ComputeDAG>(program_.kernels[0].dag);
-  EXPECT_EQ(log.updates[0].state.signature(), default_schedule(dag, SamplerContext::for_target(measurer_->target())).signature());
+  EXPECT_EQ(log.updates[0].state.signature(), default_schedule(dag, SamplerContext::for_cpu(measurer_->target())).signature());
   for (size_t i = 0; i < log.updates.size(); ++i) {
     const MeasuredCandidate& m = log.updates[i];
     if (i > 0) {
