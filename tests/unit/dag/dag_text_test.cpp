@@ -17,18 +17,11 @@
 #include "lower/lower.h"
 #include "records/record.h"
 #include "schedule/state.h"
+#include "source_file.h"
 #include "test_support.h"
 
 namespace ansor {
 namespace {
-
-std::string read_source(const std::string& relative) {
-  std::ifstream in(std::string(ANSOR_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << relative;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The first difference between two expressions, node by node (kinds, dtypes, values,
 // operators); variables correspond by position, tensors by their canonical names. Empty when
@@ -151,14 +144,14 @@ void expect_round_trips(const std::string& def_text, const std::string& what) {
 
 TEST(DagTextTest, RoundTripsEveryKernelOfTheRepository) {
   for (const char* path : {"kernels.def", "tests/kernels/kernels.def", "tests/integration/consumer/kernels.def"})
-    expect_round_trips(read_source(path), path);
+    expect_round_trips(test::read_source(path), path);
   // The seeds of the front end's fuzzer that are kernels (others are errors on purpose).
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(ANSOR_SOURCE_DIR) + "/tests/fuzz/corpus")) {
     std::string name = entry.path().filename().string();
     Program program;
     try {
-      program = test::parse(read_source("tests/fuzz/corpus/" + name), name);
+      program = test::parse(test::read_source("tests/fuzz/corpus/" + name), name);
     } catch (const CompileError&) {
       continue;
     }
@@ -167,7 +160,7 @@ TEST(DagTextTest, RoundTripsEveryKernelOfTheRepository) {
   }
   EXPECT_GE(files, 8);
   // The benchmarks' kernels (bench/bench_support.h holds them as a raw string).
-  std::string bench = read_source("bench/bench_support.h");
+  std::string bench = test::read_source("bench/bench_support.h");
   size_t begin = bench.find("kPaperKernels = R\"(");
   ASSERT_NE(begin, std::string::npos);
   begin = bench.find('(', begin) + 1;
@@ -396,7 +389,7 @@ TEST(DagTextTest, DeepNestingIsAnErrorNotACrash) {
 
 // Truncated and corrupted canonical texts: each is parsed or refused with a CompileError.
 TEST(DagTextTest, CorruptedTextNeverCrashes) {
-  Program program = test::parse(read_source("tests/kernels/kernels.def"), "kernels.def");
+  Program program = test::parse(test::read_source("tests/kernels/kernels.def"), "kernels.def");
   std::mt19937_64 rng(11);
   const std::string alphabet = "T0123456789ir[](),:=+-*/%<>!&|. \nabcdefhlmnopstuwxyz";
   int parsed = 0, refused = 0;

@@ -16,20 +16,13 @@
 #include "schedule/state.h"
 #include "schedule/state_printer.h"
 #include "schedule/step.h"
+#include "source_file.h"
 
 namespace ansor {
 namespace {
 
-std::string read_source(const std::string& relative) {
-  std::ifstream in(std::string(ANSOR_SOURCE_DIR) + "/" + relative, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << relative;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(StepRecordsTest, RealRecordsRoundTripAndReplayAsBefore) {
-  std::istringstream lines(read_source("tests/unit/schedule/step_records.jsonl"));
+  std::istringstream lines(test::read_source("tests/unit/schedule/step_records.jsonl"));
   std::string line, printed;
   int records = 0;
   while (std::getline(lines, line)) {
@@ -47,7 +40,7 @@ TEST(StepRecordsTest, RealRecordsRoundTripAndReplayAsBefore) {
     ++records;
   }
   EXPECT_EQ(records, 6);
-  EXPECT_EQ(printed, read_source("tests/unit/schedule/step_records.txt"));
+  EXPECT_EQ(printed, test::read_source("tests/unit/schedule/step_records.txt"));
 }
 
 }  // namespace

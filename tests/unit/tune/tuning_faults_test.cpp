@@ -7,10 +7,9 @@
 #include <map>
 #include <sstream>
 
-#include "backend/backend_registry.h"
 #include "dag_builder.h"
 #include "fault_injecting_measurer.h"
-#include "measure/host_target.h"
+#include "host_measurer.h"
 #include "measure/measurer.h"
 #include "test_support.h"
 #include "tune/tuner.h"
@@ -25,15 +24,7 @@ class TuningFaultsTest : public ::testing::Test {
   void SetUp() override {
     dir_ = test::test_temp_dir("ansor_tuning_faults_test");
     fs::remove_all(dir_);
-    KernelCompiler compiler = make_kernel_compiler();
-    MeasureOptions options;
-    options.min_seconds = 0.01;
-    options.run_timeout_seconds = 3;
-    options.worker_path = ANSOR_TEST_WORKER;
-    options.lock_dir = dir_.string();
-    options.build.runtime_include = default_runtime_include();
-    options.build.work_dir = (dir_ / "work").string();
-    measurer_ = backend_for(Target::Kind::Cpu).make_measurer(compiler, detect_host(compiler), options);
+    measurer_ = test::host_measurer(dir_, 0.01, 3);
   }
   void TearDown() override {
     measurer_.reset();

@@ -7,8 +7,7 @@
 #include <regex>
 #include <sstream>
 
-#include "backend/backend_registry.h"
-#include "measure/host_target.h"
+#include "host_measurer.h"
 #include "measure/measurer.h"
 #include "sampler/default_schedule.h"
 #include "schedule/steps.h"
@@ -69,14 +68,7 @@ class TuningLoopTest : public ::testing::Test {
     register_search_policy("test-scripted",
                            [](const SearchTask& task) { return std::make_unique<ScriptedPolicy>(task, scripted_log()); });
     scripted_log() = {};
-    KernelCompiler compiler = make_kernel_compiler();
-    MeasureOptions options;
-    options.min_seconds = 0.001;
-    options.worker_path = ANSOR_TEST_WORKER;
-    options.lock_dir = dir_.string();
-    options.build.runtime_include = default_runtime_include();
-    options.build.work_dir = (dir_ / "work").string();
-    measurer_ = backend_for(Target::Kind::Cpu).make_measurer(compiler, detect_host(compiler), options);
+    measurer_ = test::host_measurer(dir_, 0.001, MeasureOptions().run_timeout_seconds);
   }
   void TearDown() override {
     measurer_.reset();
