@@ -44,7 +44,7 @@ class BuilderTest : public ::testing::Test {
   Candidate candidate(PlantedFault fault = PlantedFault::None) const { return {"add", State(dag_), fault}; }
 
   fs::path dir_;
-  const CppGenerator cpp_;
+  const CppGenerator cpp_{};
   Program program_;
   std::shared_ptr<const ComputeDAG> dag_;
 };

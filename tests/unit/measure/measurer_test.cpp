@@ -65,7 +65,7 @@ class MeasurerTest : public ::testing::Test {
   State tiled() const { return tiled(dag_); }
 
   fs::path dir_;
-  const CppGenerator cpp_;
+  const CppGenerator cpp_{};
   Program program_;
   std::shared_ptr<const ComputeDAG> dag_;
 };
