@@ -5,6 +5,7 @@
 
 #include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
+#include "sampler/sketch_rule.h"
 #include "schedule/bound_inference.h"
 #include "schedule/random_schedule.h"
 #include "schedule/steps.h"
@@ -34,9 +35,13 @@ std::vector<StepPtr> Annotator::fill_tile_sizes(const State& sketch, std::mt1993
     if (auto* split = dynamic_cast<const SplitStep*>(step.get());
         split && std::find(split->lengths.begin(), split->lengths.end(), 0) != split->lengths.end()) {
       int64_t extent = replaying.stage(split->stage).leaf(split->iter).extent;
-      std::vector<int64_t> lengths = ctx_.gpu && is_cross_thread_split(sketch_steps, k)
-                                         ? std::vector<int64_t>{pick(reduction_thread_counts(extent, ctx_), rng)}
-                                         : factorizations_.sample(extent, static_cast<int>(split->lengths.size()), ctx_.max_innermost_factor, rng);
+      const int64_t lanes = !ctx_.gpu && splits_vector_axis(replaying, *split)
+                                ? stage_vector_lanes(replaying.stage(split->stage), ctx_.vector_lanes)
+                                : 0;
+      std::vector<int64_t> lengths =
+          ctx_.gpu && is_cross_thread_split(sketch_steps, k)
+              ? std::vector<int64_t>{pick(reduction_thread_counts(extent, ctx_), rng)}
+              : factorizations_.sample(extent, static_cast<int>(split->lengths.size()), ctx_.max_innermost_factor, lanes, rng);
       filled = std::make_shared<SplitStep>(split->stage, split->iter, lengths);
     }
     replaying.apply(filled);

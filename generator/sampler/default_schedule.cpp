@@ -6,6 +6,7 @@
 
 #include "sampler/gpu_binding.h"
 #include "sampler/sketch_generator.h"
+#include "sampler/sketch_rule.h"
 #include "schedule/bound_inference.h"
 #include "schedule/steps.h"
 
@@ -17,6 +18,17 @@ int64_t largest_divisor_at_most(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d)
     if (n % d == 0) return d;
   return 1;
+}
+
+// The innermost tile of a vector axis: two vectors, or one, where they divide the extent;
+// otherwise the same with a ragged last tile (lowering masks its missing lanes), two vectors
+// where the loop runs long enough for the wider tile's waste not to matter. A loop shorter than
+// a vector is one partial vector.
+int64_t whole_vector_tile(int64_t extent, int64_t lanes) {
+  if (extent <= lanes) return extent;
+  if (extent % (2 * lanes) == 0) return 2 * lanes;
+  if (extent % lanes == 0 || extent < kMinRaggedVectorTrips * 2 * lanes) return lanes;
+  return 2 * lanes;
 }
 
 // Tile lengths of one split of a sketch: vector-wide innermost tiles for the innermost spatial
@@ -32,9 +44,9 @@ std::vector<int64_t> heuristic_lengths(const State& s, const SplitStep& split, c
     lengths.back() = largest_divisor_at_most(extent, 8);
     return lengths;
   }
-  int64_t inner = innermost_axis ? largest_divisor_at_most(extent, 2 * ctx.vector_lanes) : largest_divisor_at_most(extent, 8);
+  int64_t inner = innermost_axis ? whole_vector_tile(extent, stage_vector_lanes(st, ctx.vector_lanes)) : largest_divisor_at_most(extent, 8);
   lengths.back() = inner;
-  if (lengths.size() >= 3) lengths.front() = largest_divisor_at_most(extent / inner, innermost_axis ? 2 : 4);
+  if (lengths.size() >= 3) lengths.front() = largest_divisor_at_most((extent + inner - 1) / inner, innermost_axis ? 2 : 4);
   return lengths;
 }
 

@@ -6,6 +6,7 @@
 
 #include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
+#include "sampler/sketch_rule.h"
 #include "schedule/steps.h"
 
 namespace ansor {
@@ -30,6 +31,12 @@ std::vector<int64_t> divisors_above_one(int64_t n) {
   return out;
 }
 
+// Whether moving `factor` out of level `from` keeps an innermost length (level n) of whole
+// vectors whole: only a move out of the innermost level can break it.
+bool keeps_whole_vectors(int64_t innermost, int from, int n, int64_t factor, int64_t lanes) {
+  return lanes <= 1 || innermost % lanes != 0 || from != n || (innermost / factor) % lanes == 0;
+}
+
 // A factor moved between two levels of a split: level 0 is the outer part, level i > 0 the
 // i-th length.
 struct TileMove {
@@ -39,8 +46,9 @@ struct TileMove {
 
 // Every move that keeps the product of the levels and the innermost length within
 // max_innermost. The outer part takes part only when the lengths divide the extent exactly: of
-// a ragged split only the lengths are exchanged.
-std::vector<TileMove> tile_moves(int64_t extent, const std::vector<int64_t>& lengths, int64_t max_innermost) {
+// a ragged split only the lengths are exchanged. Along a vector axis (lanes > 1) an innermost
+// length of whole vectors stays whole vectors.
+std::vector<TileMove> tile_moves(int64_t extent, const std::vector<int64_t>& lengths, int64_t max_innermost, int64_t lanes) {
   const int n = static_cast<int>(lengths.size());
   int64_t product = 1;
   for (int64_t l : lengths) product = l > 0 ? product * l : 0;
@@ -52,7 +60,8 @@ std::vector<TileMove> tile_moves(int64_t extent, const std::vector<int64_t>& len
   for (int from = exact ? 0 : 1; from <= n; ++from)
     for (int64_t d : divisors_above_one(levels[from]))
       for (int to = exact ? 0 : 1; to <= n; ++to)
-        if (to != from && (to != n || levels[n] * d <= max_innermost)) moves.push_back({from, to, d});
+        if (to != from && (to != n || levels[n] * d <= max_innermost) && keeps_whole_vectors(levels[n], from, n, d, lanes))
+          moves.push_back({from, to, d});
   return moves;
 }
 
@@ -176,7 +185,10 @@ std::optional<State> Mutator::mutate_tile_size(const State& program, std::mt1993
     const int64_t max_innermost = ctx_.gpu && is_cross_thread_split(program.steps(), static_cast<size_t>(splits[i]))
                                       ? ctx_.gpu_limits.max_threads_per_block
                                       : ctx_.max_innermost_factor;
-    std::vector<TileMove> moves = tile_moves(extents[i], split.lengths, max_innermost);
+    const int64_t lanes = !ctx_.gpu && catalog_->open_split_vector_axes(match.sketch)[i]
+                              ? stage_vector_lanes(program.stage(split.stage), ctx_.vector_lanes)
+                              : 0;
+    std::vector<TileMove> moves = tile_moves(extents[i], split.lengths, max_innermost, lanes);
     if (!moves.empty()) choices.push_back({splits[i], std::move(moves)});
   }
   if (choices.empty()) return std::nullopt;

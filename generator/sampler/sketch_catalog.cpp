@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "sampler/sketch_rule.h"
 #include "schedule/steps.h"
 
 namespace ansor {
@@ -26,6 +27,7 @@ SketchCatalog::SketchCatalog(std::vector<Sketch> sketches) : sketches_(std::move
       if (const SplitStep* split = open_split(steps[k])) {
         info.open_splits.push_back(static_cast<int>(k));
         info.open_split_extents.push_back(std::max<int64_t>(0, replaying.stage(split->stage).leaf(split->iter).extent));
+        info.open_split_vector_axes.push_back(splits_vector_axis(replaying, *split));
       }
       replaying.apply(steps[k]);
     }

@@ -35,6 +35,8 @@ class SketchCatalog {
   // extent of the loop each splits (0 where the sketch does not tell it).
   const std::vector<int>& open_splits(int sketch) const { return info_[sketch].open_splits; }
   const std::vector<int64_t>& open_split_extents(int sketch) const { return info_[sketch].open_split_extents; }
+  // Whether each open split splits its stage's vector axis (splits_vector_axis).
+  const std::vector<bool>& open_split_vector_axes(int sketch) const { return info_[sketch].open_split_vector_axes; }
   // Stages whose compute location annotation chooses: computed at the root, not tiled, not an
   // output of the kernel.
   const std::vector<int>& flexible_stages(int sketch) const { return info_[sketch].flexible_stages; }
@@ -44,6 +46,7 @@ class SketchCatalog {
     std::vector<nlohmann::json> step_json;
     std::vector<int> open_splits;
     std::vector<int64_t> open_split_extents;
+    std::vector<bool> open_split_vector_axes;
     std::vector<int> flexible_stages;
   };
   bool step_matches(int sketch, size_t index, const StepPtr& step) const;

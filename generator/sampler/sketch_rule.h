@@ -14,6 +14,7 @@
 
 #include "sampler/sampler_context.h"
 #include "schedule/state.h"
+#include "schedule/steps.h"
 
 namespace ansor {
 
@@ -76,6 +77,14 @@ State fuse_into_consumer(const State& state, int stage, int consumer, const std:
 int64_t vector_length(int64_t extent, int64_t max_lanes);
 
 inline constexpr int64_t kMinRaggedVectorTrips = 4;
+
+// Whether `split`, about to be applied to `state`, splits its stage's innermost data axis (the
+// last axis of the operation, contiguous in its output): the loop the stage's vectors run along.
+bool splits_vector_axis(const State& state, const SplitStep& split);
+
+// The elements of one vector of the target for a stage's values: the context's f32 lanes,
+// fewer for wider types.
+int64_t stage_vector_lanes(const Stage& stage, int f32_lanes);
 
 // Splits the stage's innermost loop, when it is an unsplit spatial axis longer than a vector,
 // by vector_length(extent, max_lanes) and vectorises the inner part; a loop of at least

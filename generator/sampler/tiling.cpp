@@ -118,6 +118,14 @@ int64_t vector_length(int64_t extent, int64_t max_lanes) {
   return lanes;
 }
 
+bool splits_vector_axis(const State& state, const SplitStep& split) {
+  const Stage& st = state.stage(split.stage);
+  return st.num_spatial_roots() > 0 && split.iter >= 0 && split.iter < static_cast<int>(st.leaves.size()) &&
+         st.leaves[split.iter] == st.num_spatial_roots() - 1;
+}
+
+int64_t stage_vector_lanes(const Stage& stage, int f32_lanes) { return f32_lanes * 4 / std::max(4, dtype_bytes(stage.op->dtype)); }
+
 bool vectorize_innermost_axis(State& state, int stage, int64_t max_lanes) {
   const Stage& st = state.stage(stage);
   if (st.leaves.empty()) return false;

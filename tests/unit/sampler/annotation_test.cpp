@@ -15,6 +15,8 @@
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
 #include "sampler/default_schedule.h"
+#include "sampler/mutation.h"
+#include "sampler/sketch_catalog.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 
@@ -61,6 +63,11 @@ kernel bias_gelu {
   X = input f32[6, 40]
   b = const f32[40]
   Y = gelu(bias_add(X, b, axis = 1))
+}
+kernel matmul_1000 {
+  A = input f32[4, 16]
+  B = const f32[16, 1000]
+  C[i:4, j:1000] = sum(k:16, A[i, k] * B[k, j])
 }
 kernel ragged_matmul {
   A = input f32[13, 7]
@@ -197,7 +204,7 @@ TEST(FactorizationTest, EveryFactorisationAppearsNearUniformly) {
   EXPECT_EQ(schemes.size(), 18u);
   std::mt19937_64 rng(7);
   const int draws = 18000;
-  for (int i = 0; i < draws; ++i) ++counts.at(f.sample(12, 2, 12, rng));
+  for (int i = 0; i < draws; ++i) ++counts.at(f.sample(12, 2, 12, 0, rng));
   double expected = static_cast<double>(draws) / static_cast<double>(schemes.size());
   for (const auto& [scheme, n] : counts) {
     EXPECT_GT(n, 0.8 * expected) << scheme[0] << "x" << scheme[1];
@@ -210,10 +217,77 @@ TEST(FactorizationTest, InnermostFactorIsBounded) {
   for (const auto& s : f.schemes(1024, 3, 16)) EXPECT_LE(s.back(), 16);
   std::mt19937_64 rng(1);
   for (int i = 0; i < 200; ++i) {
-    std::vector<int64_t> s = f.sample(97, 2, 64, rng);  // a prime: exact, or ragged from 104
+    std::vector<int64_t> s = f.sample(97, 2, 64, 0, rng);  // a prime: exact, or ragged from 104
     int64_t product = s[0] * s[1];
     EXPECT_TRUE(97 % product == 0 || 104 % product == 0);
   }
+}
+
+// Along a vector axis the innermost length is whole vectors: exact where the extent has such
+// divisors, ragged otherwise, with the outer lengths dividing the number of tiles (rounded up a
+// little) and a little padding.
+TEST(FactorizationTest, AVectorAxisIsSplitIntoWholeVectors) {
+  Factorizations f;
+  std::mt19937_64 rng(3);
+  std::set<int64_t> innermost_1000, innermost_1024;
+  int wide_register_tiles = 0;
+  for (int i = 0; i < 500; ++i) {
+    std::vector<int64_t> s = f.sample(1000, 3, 64, 16, rng);
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s[2] % 16, 0);
+    innermost_1000.insert(s[2]);
+    const int64_t padded = padded_extent(1000, s);
+    EXPECT_GT(padded, 1000);  // 1000 has no divisor of whole 16-lane vectors
+    EXPECT_LE(padded, 1000 + std::max<int64_t>(s[2], 125)) << s[0] << "x" << s[1] << "x" << s[2];
+    if (s[1] * s[2] >= 64) ++wide_register_tiles;
+    std::vector<int64_t> e = f.sample(1024, 3, 64, 16, rng);
+    EXPECT_EQ(e[2] % 16, 0);
+    EXPECT_EQ(padded_extent(1024, e), 1024);
+    innermost_1024.insert(e[2]);
+  }
+  EXPECT_EQ(innermost_1000, (std::set<int64_t>{16, 32, 48, 64}));
+  EXPECT_EQ(innermost_1024, (std::set<int64_t>{16, 32, 64}));
+  EXPECT_GT(wide_register_tiles, 0);
+  // An extent under one vector keeps its exact schemes; other axes ignore the vector width.
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(12 % f.sample(12, 1, 64, 16, rng)[0], 0);
+    EXPECT_EQ(padded_extent(1000, f.sample(1000, 2, 64, 0, rng)), 1000);
+  }
+}
+
+// The case: an output row of 1000 (a multiple of 8, not of 16) on a 16-lane target.
+// Every sampled program, and every mutation of one, that vectorises the tile along the row does
+// so with whole 16-lane vectors, and computes what the naive program computes.
+TEST(AnnotationTest, AVectorAxisWithoutWholeVectorDivisorsStillGetsFullWidthVectors) {
+  Program program = load_kernels();
+  auto dag = std::make_shared<const ComputeDAG>(program.find("matmul_1000")->dag);
+  SamplerContext ctx;
+  ASSERT_EQ(ctx.vector_lanes, 16);
+  Annotator annotator(ctx);
+  auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(dag, ctx, SketchRules::cpu()));
+  Mutator mutator(ctx, catalog);
+  LoweredKernel naive = lower_state(State(dag), "naive");
+  std::vector<std::vector<double>> inputs = inputs_for(naive), expected = inputs;
+  interpret(naive, expected);
+  std::mt19937_64 rng(17);
+  int row_vectors = 0, checked = 0;
+  auto check = [&](const State& s, const std::string& what) {
+    for (int st = 0; st < s.num_stages(); ++st) {
+      const Stage& stage = s.stage(st);
+      if (stage.is_placeholder() || stage.location == ComputeLocation::Inlined || stage.leaves.empty()) continue;
+      const Iterator& last = stage.leaf(static_cast<int>(stage.leaves.size()) - 1);
+      if (last.annotation != IterAnnotation::Vectorize || last.name.rfind("j", 0) != 0) continue;
+      EXPECT_EQ(last.extent % 16, 0) << what << "\n" << describe_steps(s);
+      ++row_vectors;
+    }
+    if (checked++ < 40) expect_matches_naive(s, naive, inputs, expected, what);
+  };
+  for (int i = 0; i < 150; ++i) {
+    State s = sample_program(catalog->sketches(), annotator, rng);
+    check(s, "sample " + std::to_string(i));
+    if (std::optional<State> m = mutator.mutate(MutationKind::TileSize, s, rng)) check(*m, "mutation of sample " + std::to_string(i));
+  }
+  EXPECT_GT(row_vectors, 100);
 }
 
 // The loops of a lowered program, outermost first, with the buffers stored inside each.
