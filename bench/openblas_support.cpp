@@ -30,6 +30,20 @@ LibraryPreparer openblas_gemm(int64_t batch, int64_t m, int64_t k, int64_t n) {
   };
 }
 
+LibraryPreparer openblas_dense(int64_t m, int64_t k, int64_t n) {
+  return [=](const std::vector<const float*>& in, float* out) {
+    LibraryCall call;
+    call.library = "OpenBLAS";
+    call.parts = {{PrimitiveKind::Blas, implementation("cblas_sgemm", 1) + " (B transposed)"}};
+    const float *x = in[0], *w = in[1];
+    call.run = [=] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1, x,
+                  static_cast<int>(k), w, static_cast<int>(k), 0, out, static_cast<int>(n));
+    };
+    return call;
+  };
+}
+
 LibraryPreparer openblas_norm2(int64_t batch, int64_t elements) {
   return [=](const std::vector<const float*>& in, float* out) {
     LibraryCall call;

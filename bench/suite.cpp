@@ -84,10 +84,14 @@ struct Row {
   }
 };
 
-// "c2d" for "c2d_b16": the operator a suite kernel instantiates.
+// The operator a kernel instantiates: "c2d" for the suite's "c2d_b16" (a batch suffix), "dense"
+// for bench/shapes.def's "dense_bertbase_128x768x2304" (<operator>_<network>_<shape>).
 std::string operator_of(const std::string& kernel) {
   size_t at = kernel.rfind("_b");
-  return at == std::string::npos ? kernel : kernel.substr(0, at);
+  if (at != std::string::npos && at + 2 < kernel.size() &&
+      std::all_of(kernel.begin() + static_cast<std::ptrdiff_t>(at) + 2, kernel.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return kernel.substr(0, at);
+  return kernel.substr(0, kernel.find('_'));
 }
 
 // The naive program can take seconds per call: one call is enough when it is that slow.

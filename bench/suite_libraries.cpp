@@ -64,6 +64,10 @@ std::vector<NamedPreparer> onednn_preparers(const std::string& op, const ansor_k
     c.transposed = true;
     return one(onednn_convolution(c));
   }
+  // bench/shapes.def's operators.
+  if (op == "conv3x3" || op == "conv1x1") return one(onednn_convolution(nhwc_convolution(k, 1, op == "conv3x3" ? 1 : 0, 1)));
+  if (op == "conv3x3valid") return one(onednn_convolution(nhwc_convolution(k, 1, 0, 1)));
+  if (op == "dense" || op == "densebiasgelu") return one(onednn_dense(x[0], x[1], w[0], op == "densebiasgelu"));
   if (op == "conv_layer") return one(onednn_conv_batch_norm_relu(nhwc_convolution(k, 1, 1, 1), 1e-5));  // batch_norm's default eps
   if (op == "gmm") return one(onednn_matmul(x[0], x[1], x[2], w[2], false));
   if (op == "softmax") return one(onednn_softmax(x, static_cast<int>(x.size()) - 1));
@@ -79,6 +83,7 @@ std::vector<NamedPreparer> openblas_preparers(const std::string& op, const ansor
   auto a = shape_of(k.args[0]);
   if (op == "gmm") return {{"OpenBLAS", openblas_gemm(a[0], a[1], a[2], shape_of(k.args[1])[2])}};
   if (op == "nrm") return {{"OpenBLAS", openblas_norm2(a[0], product(a, 1))}};
+  if (op == "dense") return {{"OpenBLAS", openblas_dense(a[0], a[1], shape_of(k.args[1])[0])}};
   return {};
 }
 #endif
