@@ -191,6 +191,38 @@ TEST(LoopPassesTest, RaggedTilesRunWholeTilesUnguarded) {
   EXPECT_EQ(to_string(as_scheduled.body), to_string(original.body));
 }
 
+// A register tile of two 16-lane vectors along a ragged vector axis (B[56] in tiles of 32, as
+// the sampler draws for extents without whole-vector divisors): the whole tile runs its vectors
+// unguarded, only the last keeps the lanes' guard.
+TEST(LoopPassesTest, RaggedVectorTilesRunWholeVectorsUnguarded) {
+  Var o = make_var("o"), t = make_var("t"), v = make_var("v");
+  Expr i = add(add(mul(o, int_imm(32)), mul(t, int_imm(16))), v);
+  Stmt tile = make_for(t, 2, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(lt(i, int_imm(56)), copy_a_to_b(i))));
+  LoweredKernel k = kernel_with(make_for(o, 2, ForKind::Parallel, tile));
+  LoweredKernel original = k;
+  finish_loop_program(k);
+  EXPECT_EQ(to_string(k.body),
+            "parallel o in 0..2:\n"
+            "  if o * 32 + 31 < 56:\n"
+            "    for t in 0..1:\n"
+            "      vectorize v in 0..16:\n"
+            "        B[o * 32 + t * 16 + v] = A[o * 32 + t * 16 + v]\n"
+            "    vectorize v in 0..16:\n"
+            "      B[o * 32 + 16 + v] = A[o * 32 + 16 + v]\n"
+            "  else:\n"
+            "    for t in 0..1:\n"
+            "      vectorize v in 0..16:\n"
+            "        B[o * 32 + t * 16 + v] = A[o * 32 + t * 16 + v]\n"
+            "    vectorize_hint v in 0..16:\n"
+            "      if o * 32 + 16 + v < 56:\n"
+            "        B[o * 32 + 16 + v] = A[o * 32 + 16 + v]\n")
+      << to_string(k.body);
+  std::vector<std::vector<double>> want = test::random_args(original, 3), got = want;
+  interpret(original, want);
+  interpret(k, got);
+  EXPECT_EQ(got, want);
+}
+
 TEST(LoopPassesTest, GuardsAroundBarriersAndInsideUnrolledLoopsStay) {
   LoweredKernel unrolled = ragged_tiles(ForKind::Unrolled);
   finish_loop_program(unrolled, /*expand_unrolled=*/true);
