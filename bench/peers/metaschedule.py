@@ -9,9 +9,10 @@ them) is taken, built again and timed in this process by TVM's time evaluator (m
 calls adding up to 0.5 s), as bench_search times ours. Prints and writes (--csv) GFLOP/s, the
 best time MetaSchedule's own runner measured, and the wall seconds of the whole search.
 
-    bench/peers/metaschedule.py [--kernel NAME]... [--trials 128,1000] [--csv FILE]
+    bench/peers/metaschedule.py [--kernel NAME]... [--shapes] [--trials 128,1000] [--csv FILE]
 
-Kernels: those of bench_support.h's kPaperKernels and bench/search_other_shapes.def.
+Kernels: those of bench_support.h's kPaperKernels, bench/search_other_shapes.def and
+bench/shapes.def (by the same names; --shapes for all of the last).
 """
 import argparse
 import json
@@ -82,6 +83,57 @@ def dense_bias_gelu(m, k, n):
     return prim_func([x, w, bias, y]), 2.0 * m * k * n
 
 
+def conv2d_nhwc(size, channels, filters, kernel, pad):
+    # X [1, H, W, C], W [R, S, C, K], stride 1: bench/shapes.def's convolutions.
+    out = size + 2 * pad - kernel + 1
+    x = te.placeholder((1, size, size, channels), "float32", name="X")
+    w = te.placeholder((kernel, kernel, channels, filters), "float32", name="W")
+    source = x
+    if pad:
+        source = te.compute(
+            (1, size + 2 * pad, size + 2 * pad, channels),
+            lambda n, h, v, c: te.if_then_else(
+                te.all(h >= pad, h < size + pad, v >= pad, v < size + pad), x[n, h - pad, v - pad, c], tvm.tirx.const(0.0, "float32")
+            ),
+            name="Xpad",
+        )
+    r = te.reduce_axis((0, kernel), name="r")
+    s = te.reduce_axis((0, kernel), name="s")
+    c = te.reduce_axis((0, channels), name="c")
+    y = te.compute(
+        (1, out, out, filters),
+        lambda n, h, v, k: te.sum(source[n, h + r, v + s, c] * w[r, s, c, k], axis=[r, s, c]),
+        name="Y",
+    )
+    return prim_func([x, w, y]), 2.0 * out * out * channels * filters * kernel * kernel
+
+
+def dense(m, k, n):
+    # X [M, K], W [N, K]: Y = X·Wᵀ.
+    x = te.placeholder((m, k), "float32", name="X")
+    w = te.placeholder((n, k), "float32", name="W")
+    r = te.reduce_axis((0, k), name="k")
+    y = te.compute((m, n), lambda i, j: te.sum(x[i, r] * w[j, r], axis=r), name="Y")
+    return prim_func([x, w, y]), 2.0 * m * k * n
+
+
+# bench/shapes.def, by the same names.
+SHAPES = {
+    "conv3x3_resnet50_28x28x128": lambda: conv2d_nhwc(28, 128, 128, 3, 1),
+    "conv3x3_resnet50_14x14x256": lambda: conv2d_nhwc(14, 256, 256, 3, 1),
+    "conv1x1_resnet50_56x56x64x256": lambda: conv2d_nhwc(56, 64, 256, 1, 0),
+    "conv1x1_mobilenetv2_28x28x32x192": lambda: conv2d_nhwc(28, 32, 192, 1, 0),
+    "conv1x1_mobilenetv2_14x14x384x96": lambda: conv2d_nhwc(14, 384, 96, 1, 0),
+    "conv1x1_efficientnetb0_14x14x480x80": lambda: conv2d_nhwc(14, 480, 80, 1, 0),
+    "conv3x3_inceptionv3_35x35x64x96": lambda: conv2d_nhwc(35, 64, 96, 3, 1),
+    "conv3x3valid_inceptionv3_73x73x80x192": lambda: conv2d_nhwc(73, 80, 192, 3, 0),
+    "dense_resnet50fc_32x2048x1000": lambda: dense(32, 2048, 1000),
+    "dense_lstm650_64x1300x2600": lambda: dense(64, 1300, 2600),
+    "dense_bertbase_128x768x2304": lambda: dense(128, 768, 2304),
+    "dense_bertbase_128x3072x768": lambda: dense(128, 3072, 768),
+    "densebiasgelu_bertbase_64x768x3072": lambda: dense_bias_gelu(64, 768, 3072),
+}
+
 KERNELS = {
     "matmul": lambda: matmul(1024, 1024, 1024),
     "conv2d_nhwc_bias_relu": lambda: conv2d_nhwc_bias_relu(28, 128, 128),
@@ -89,6 +141,7 @@ KERNELS = {
     "matmul_512": lambda: matmul(512, 512, 512),
     "conv2d_nhwc_bias_relu_56x64": lambda: conv2d_nhwc_bias_relu(56, 64, 64),
     "dense_bias_gelu_128x1024x4096": lambda: dense_bias_gelu(128, 1024, 4096),
+    **SHAPES,
 }
 DEFAULT_KERNELS = ["matmul", "conv2d_nhwc_bias_relu", "dense_bias_gelu"]
 
@@ -181,8 +234,9 @@ def main():
     parser.add_argument("--trials", default="128,1000")
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--csv")
+    parser.add_argument("--shapes", action="store_true", help="every kernel of bench/shapes.def")
     args = parser.parse_args()
-    kernels = args.kernel or DEFAULT_KERNELS
+    kernels = args.kernel or (list(SHAPES) if args.shapes else DEFAULT_KERNELS)
     budgets = sorted(int(t) for t in args.trials.split(","))
     target = host_target(args.cores)
     print(f"MetaSchedule (TVM {tvm.__version__}) on {target}")
