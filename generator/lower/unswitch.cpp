@@ -17,7 +17,7 @@ constexpr int kMaxUnswitches = 8;
 struct InnerLoop {
   const VarNode* var;
   int64_t extent;
-  bool lanes;  // a vector loop's or a GPU binding's: guards on it are not unswitched
+  bool lanes;  // a compiler-vectorized loop's or a GPU binding's: guards on it are not unswitched
 };
 
 bool is_integer_comparison(const Expr& c) {
@@ -99,7 +99,7 @@ class GuardUnswitcher {
       body = make_if(u->condition, fast, slow);
     }
     ranges_.erase(f->var.get());
-    return make_for(f->var, f->extent, f->for_kind, body, f->binding);
+    return make_for_like(*f, body);
   }
 
  private:
@@ -114,8 +114,9 @@ class GuardUnswitcher {
     std::vector<Expr> implied;  // those guards
   };
 
-  // The guards inside f's body that depend on f's variable and on loops inside the body (not
-  // on a vector loop's lanes: those are the vector tail peeler's), with the condition under
+  // The guards inside f's body that depend on f's variable and on loops inside the body (vector
+  // lanes included: those the vector tail peeler could not peel, inside unrolled register
+  // tiles; the slow copy masks them), with the condition under
   // which they all hold for a whole iteration of f. Serial and parallel loops only: inside an
   // unrolled loop the copies would be written out once per iteration.
   std::optional<Unswitched> unswitch(const ForNode& f) {
@@ -144,8 +145,7 @@ class GuardUnswitcher {
 
   void collect(const Stmt& s, const ForNode& f, std::vector<InnerLoop>& inner, std::vector<Candidate>& found) const {
     if (auto* loop = s->as<ForNode>()) {
-      const bool lanes = loop->for_kind == ForKind::Vectorized || loop->for_kind == ForKind::VectorizeHint ||
-                         loop->for_kind == ForKind::ThreadBinding;
+      const bool lanes = loop->for_kind == ForKind::VectorizeHint || loop->for_kind == ForKind::ThreadBinding;
       inner.push_back({loop->var.get(), loop->extent, lanes});
       collect(loop->body, f, inner, found);
       inner.pop_back();
