@@ -71,6 +71,19 @@ TEST(MaskedVectorTest, TheLastVectorOfARaggedSplitIsMasked) {
   EXPECT_EQ(code.find("ANSOR_VECTORIZE_LOOP"), std::string::npos) << code;
 }
 
+// Streaming stores write whole vectors: the masked last vector is stored normally, and its loads
+// are prefetched as the whole vectors' are.
+TEST(MaskedVectorTest, AMaskedVectorStoresNormallyWhereTheStageStreams) {
+  State s = scaled_rows_by_16();
+  s.apply(std::make_shared<PragmaStep>(1, 0, PragmaKind::StreamStores, 1));
+  s.apply(std::make_shared<PragmaStep>(1, 0, PragmaKind::PrefetchBytes, 256));
+  const std::string code = emitted(s);
+  EXPECT_NE(code.find("ansor_rt::vstore_stream<float, 16>("), std::string::npos) << code;
+  EXPECT_TRUE(std::regex_search(code, std::regex(R"(ansor_rt::vstore_masked<float, 8>\([^;]*, 5\);)"))) << code;
+  EXPECT_EQ(code.find("ansor_rt::vstore_stream<float, 8>("), std::string::npos) << code;
+  EXPECT_NE(code.find("ansor_rt::prefetch(&A[((i * 53) + 48)], 256);"), std::string::npos) << code;
+}
+
 // Inside the reduction the vector loop is not the tail peeler's: the whole vectors run
 // unswitched, the last one of each row masked to a count computed at run time.
 TEST(MaskedVectorTest, ARaggedVectorInsideAReductionIsMaskedInTheLastTile) {
