@@ -3,7 +3,7 @@
 // features, a nonlinear true score), so the figures measure XGBoost's work, not feature
 // extraction. Not a test: nothing is asserted.
 //
-//   bench_cost_model [--programs 2000] [--rows 10] [--features 166] [--threads 1]
+//   bench_cost_model [--programs 2000] [--rows 10] [--features 168] [--threads 1]
 #include <fmt/format.h>
 
 #include <chrono>
@@ -54,7 +54,7 @@ int int_flag(int argc, char** argv, const char* name, int fallback) {
 int main(int argc, char** argv) {
   int count = int_flag(argc, argv, "--programs", 2000);
   int rows = int_flag(argc, argv, "--rows", 10);
-  int features = int_flag(argc, argv, "--features", 166);
+  int features = int_flag(argc, argv, "--features", 168);
   ansor::XGBoostParams params;
   params.nthread = int_flag(argc, argv, "--threads", params.nthread);
 

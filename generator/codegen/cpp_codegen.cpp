@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "codegen/c_emitter.h"
@@ -108,7 +109,11 @@ class CppEmitter final : public CEmitter {
         return;
       case ForKind::Vectorized:
         emit_prefetches(f.body, f.var.get(), static_cast<int>(f.extent));
-        emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent));
+        if (f.masked()) {
+          emit_masked_vector_loop(f);
+        } else {
+          emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent));
+        }
         return;
       case ForKind::VectorizeHint: line("ANSOR_VECTORIZE_LOOP"); break;
       case ForKind::Unrolled: line("ANSOR_UNROLL_LOOP"); break;
@@ -183,6 +188,32 @@ class CppEmitter final : public CEmitter {
     });
   }
 
+  // A masked vector loop: its statements on whole vectors, the lanes from the active count on
+  // masked off (masked loads and stores, lanes assembled one by one only where active). A count
+  // known at run time is computed once, before the statements.
+  void emit_masked_vector_loop(const ForNode& f) {
+    if (const int64_t* n = as_const_int(f.active_lanes)) {
+      active_ = Active{std::to_string(*n), *n};
+      emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent));
+    } else {
+      line("{");
+      ++indent_;
+      line(fmt::format("const int64_t ansor_active = {};", index_expr(f.active_lanes)));
+      active_ = Active{"ansor_active", std::nullopt};
+      emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent));
+      --indent_;
+      line("}");
+    }
+    active_.reset();
+  }
+
+  // Whether lane `lane` is active: nullopt when only the run time knows.
+  std::optional<bool> lane_active(int lane) const {
+    if (!active_) return true;
+    if (active_->lanes) return lane < *active_->lanes;
+    return std::nullopt;
+  }
+
   // Lowering allows stream_stores only on a kernel output.
   bool streams_to(const Buffer& b) const {
     const MemoryHints* hints = kernel_.find_memory_hints(b.name);
@@ -206,8 +237,13 @@ class CppEmitter final : public CEmitter {
     Expr flat = flat_expr(b, st->indices);
     const std::string& name = buffer_names_[b.name];
     if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1) {
-      line(fmt::format("ansor_rt::{}<{}, {}>(&{}[{}], {});", streams_to(b) ? "vstore_stream" : "vstore", type, lanes, name,
-                       lane_index(flat, v, 0), value));
+      // Streaming stores write whole vectors: a masked one is stored normally.
+      if (active_) {
+        line(fmt::format("ansor_rt::vstore_masked<{}, {}>(&{}[{}], {}, {});", type, lanes, name, lane_index(flat, v, 0), value, active_->text));
+      } else {
+        line(fmt::format("ansor_rt::{}<{}, {}>(&{}[{}], {});", streams_to(b) ? "vstore_stream" : "vstore", type, lanes, name,
+                         lane_index(flat, v, 0), value));
+      }
       return;
     }
     line("{");
@@ -217,7 +253,10 @@ class CppEmitter final : public CEmitter {
       std::string x = fmt::format("ansor_lanes[{}]", lane);
       if (b.dtype == DType::F16) x = fmt::format("ansor_rt::f32_to_f16({})", x);
       if (b.dtype == DType::BF16) x = fmt::format("ansor_rt::f32_to_bf16({})", x);
-      line(fmt::format("{}[{}] = {};", name, lane_index(flat, v, lane), x));
+      const std::optional<bool> active = lane_active(lane);
+      if (active == false) break;
+      std::string store = fmt::format("{}[{}] = {};", name, lane_index(flat, v, lane), x);
+      line(active == true ? store : fmt::format("if ({} < {}) {}", lane, active_->text, store));
     }
     --indent_;
     line("}");
@@ -249,8 +288,11 @@ class CppEmitter final : public CEmitter {
           auto* l = e->as<LoadNode>();
           const Buffer& b = buffer(l->tensor);
           Expr flat = flat_expr(b, l->indices);
-          if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1)
-            return {fmt::format("ansor_rt::vload<{}, {}>(&{}[{}])", type, lanes, buffer_names_[b.name], lane_index(flat, v, 0)), true};
+          if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1) {
+            const std::string address = fmt::format("&{}[{}]", buffer_names_[b.name], lane_index(flat, v, 0));
+            if (active_) return {fmt::format("ansor_rt::vload_masked<{}, {}>({}, {})", type, lanes, address, active_->text), true};
+            return {fmt::format("ansor_rt::vload<{}, {}>({})", type, lanes, address), true};
+          }
           break;
         }
         case ExprKind::Binary: {
@@ -311,9 +353,19 @@ class CppEmitter final : public CEmitter {
         default: break;
       }
     }
-    // Lane by lane: the scalar expression with the loop variable at each lane's value.
+    // Lane by lane: the scalar expression with the loop variable at each lane's value; masked
+    // lanes are 0 and evaluate nothing (their loads may lie outside the buffer).
     std::vector<std::string> parts;
-    for (int lane = 0; lane < lanes; ++lane) parts.push_back(expr(simplify(substitute(e, {{v, int_imm(lane)}}), ranges_)));
+    const std::string zero = fmt::format("{}(0)", type);
+    for (int lane = 0; lane < lanes; ++lane) {
+      const std::optional<bool> active = lane_active(lane);
+      if (active == false) {
+        parts.push_back(zero);
+        continue;
+      }
+      std::string value = expr(simplify(substitute(e, {{v, int_imm(lane)}}), ranges_));
+      parts.push_back(active == true ? value : fmt::format("({} < {} ? {} : {})", lane, active_->text, value, zero));
+    }
     return {fmt::format("ansor_rt::vec<{}, {}>{{{}}}", type, lanes, fmt::join(parts, ", ")), true};
   }
 
@@ -345,6 +397,13 @@ class CppEmitter final : public CEmitter {
 
   void emit_store(const StoreNode& s) { line(store_text(buffer(s.buffer), s.indices, expr(s.value))); }
 
+  // The active lanes of the masked vector loop being printed: their count as printed, and its
+  // value where constant.
+  struct Active {
+    std::string text;
+    std::optional<int64_t> lanes;
+  };
+  std::optional<Active> active_;
   int parallel_depth_ = 0;
   bool streams_ = false;  // some store streams: parallel chunks and the kernel end with a fence
 };

@@ -200,7 +200,9 @@ class CudaEmitter final : public CEmitter {
       case ForKind::VectorizeHint:
       case ForKind::Serial: break;
     }
-    line(fmt::format("for ({0} {1} = 0; {1} < {2}; ++{1}) {{", index_type_, v, f.extent));
+    // A masked vector loop runs its active lanes (a GPU thread has no vector masks).
+    const std::string bound = f.masked() ? index_expr(f.active_lanes) : std::to_string(f.extent);
+    line(fmt::format("for ({0} {1} = 0; {1} < {2}; ++{1}) {{", index_type_, v, bound));
     ++indent_;
     stmt(f.body);
     --indent_;

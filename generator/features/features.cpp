@@ -9,6 +9,7 @@
 #include "features/buffer_access.h"
 #include "features/op_counts.h"
 #include "features/store_sites.h"
+#include "ir/arith.h"
 #include "lower/lower.h"
 
 namespace ansor {
@@ -372,6 +373,48 @@ class FeatureExtractor {
       row[at(Feature::PrefetchBytes)] = hints->prefetched.empty() ? 0.0f : static_cast<float>(hints->prefetch_bytes);
       row[at(Feature::StreamStores)] = hints->stream_stores ? 1.0f : 0.0f;
     }
+    row[at(Feature::WastedLanes)] = static_cast<float>(wasted_lanes(a));
+    if (program_.stores[s].ragged_guard) row[at(Feature::GuardedIters)] = static_cast<float>(a.outer_prod);
+  }
+
+  // The lanes of the store's masked vector loop that are masked off, over the whole program:
+  // per combination of the loops its active count depends on (enumerated up to
+  // kMaxEnumeratedCounts of them; beyond, the count's mean over its bounds), the lanes it
+  // leaves, times the iterations of the other loops.
+  static constexpr int64_t kMaxEnumeratedCounts = 4096;
+  static double wasted_lanes(const StoreAnalysis& a) {
+    const ForNode* lanes = a.loops.empty() ? nullptr : a.loops.back();
+    if (!lanes || !lanes->masked()) return 0;
+    std::vector<const ForNode*> used;
+    double others = 1, combinations = 1;
+    RangeMap ranges;
+    for (size_t l = 0; l + 1 < a.loops.size(); ++l) {
+      ranges[a.loops[l]->var.get()] = Interval::range(a.loops[l]->extent);
+      if (uses_var(lanes->active_lanes, a.loops[l]->var.get())) {
+        used.push_back(a.loops[l]);
+        combinations *= static_cast<double>(a.loops[l]->extent);
+      } else {
+        others *= a.extents[l];
+      }
+    }
+    auto left = [&](double active) { return static_cast<double>(lanes->extent) - std::clamp(active, 0.0, static_cast<double>(lanes->extent)); };
+    if (combinations > kMaxEnumeratedCounts) {
+      const Interval b = bound_of(lanes->active_lanes, ranges);
+      return b.bounded() ? left((static_cast<double>(b.min) + static_cast<double>(b.max)) / 2) * combinations * others : 0;
+    }
+    double wasted = 0;
+    std::vector<int64_t> at(used.size(), 0);
+    for (int64_t k = 0; k < static_cast<int64_t>(combinations); ++k) {
+      VarMap values;
+      for (size_t u = 0; u < used.size(); ++u) values.emplace_back(used[u]->var.get(), int_imm(at[u]));
+      const int64_t* n = as_const_int(simplify(substitute(lanes->active_lanes, values)));
+      wasted += n ? left(static_cast<double>(*n)) : 0;
+      for (size_t u = used.size(); u-- > 0;) {
+        if (++at[u] < used[u]->extent) break;
+        at[u] = 0;
+      }
+    }
+    return wasted * others;
   }
 
   const LoweredKernel& kernel_;

@@ -1,5 +1,5 @@
 // The cost model's program features (Ansor, OSDI'20, §5.2): for every innermost buffer store of
-// a lowered program, one row of 166 numbers describing its computation, the buffers it touches,
+// a lowered program, one row of 168 numbers describing its computation, the buffers it touches,
 // its arithmetic intensity, the allocation of its buffer and the loops around it. The cost model
 // scores a row each and a program by the sum of its rows. docs/features.md defines every feature.
 //
@@ -30,11 +30,11 @@ enum class Feature : int {
   Count
 };
 
-inline constexpr int kNumFeatures = 166;
-static_assert(static_cast<int>(Feature::Count) == kNumFeatures, "feature.def lists the 166 features");
+inline constexpr int kNumFeatures = 168;
+static_assert(static_cast<int>(Feature::Count) == kNumFeatures, "feature.def lists the 168 features");
 // Names this definition of the features: a saved cost model was trained on rows of one
 // definition and is refused by another. Change it whenever a feature's meaning changes.
-inline constexpr std::string_view kFeatureSetName = "ansor-features-166-v1";
+inline constexpr std::string_view kFeatureSetName = "ansor-features-168-v1";
 // The buffers per store that have features (more are dropped, fewer leave zeros).
 inline constexpr int kMaxBufferSlots = 5;
 // Features per buffer slot.

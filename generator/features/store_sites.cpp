@@ -1,6 +1,7 @@
 // One walk over the loop program, keeping the loops and allocations around the current statement.
 #include "features/store_sites.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -27,7 +28,7 @@ class StoreCollector {
         return;
       }
       case StmtKind::Store: {
-        StoreSite site{s->as<StoreNode>(), loops_, -1};
+        StoreSite site{s->as<StoreNode>(), loops_, -1, ragged_guards_ > 0};
         for (auto it = allocations_.rbegin(); it != allocations_.rend(); ++it) {
           if (*it->first == site.store->buffer) {
             site.loops_outside_allocation = it->second;
@@ -48,8 +49,11 @@ class StoreCollector {
       }
       case StmtKind::IfThenElse: {
         auto* i = s->as<IfThenElseNode>();
+        const bool ragged = std::any_of(loops_.begin(), loops_.end(), [&](int l) { return uses_var(i->cond, program.loops[l]->var.get()); });
+        ragged_guards_ += ragged;
         visit(i->then_case);
         visit(i->else_case);
+        ragged_guards_ -= ragged;
         return;
       }
       case StmtKind::Seq:
@@ -61,6 +65,7 @@ class StoreCollector {
 
  private:
   std::vector<int> loops_;
+  int ragged_guards_ = 0;  // the conditions on loop variables around the current statement
   std::vector<std::pair<const std::string*, int>> allocations_;  // buffer, loops outside it
 };
 

@@ -14,6 +14,9 @@ struct StoreSite {
   // How many of `loops` lie outside the Allocate of the stored buffer; -1 when no Allocate
   // encloses the store (kernel arguments, workspaces).
   int loops_outside_allocation = -1;
+  // Whether a condition on the variables of the loops around it guards the store: a ragged
+  // tile's guard, tested on every iteration of those loops.
+  bool ragged_guard = false;
 };
 
 struct LoopProgram {

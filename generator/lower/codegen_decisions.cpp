@@ -83,7 +83,7 @@ class DecisionWalker {
   std::optional<VectorCopy> vector_copy(const ForNode& f) const {
     auto* st = f.body->as<StoreNode>();
     auto* load = st && !st->across_threads ? st->value->as<LoadNode>() : nullptr;
-    if (!load || (f.extent != 2 && f.extent != 4)) return std::nullopt;
+    if (!load || f.masked() || (f.extent != 2 && f.extent != 4)) return std::nullopt;
     const Buffer& to = buffer(st->buffer);
     const Buffer& from = buffer(load->tensor);
     if (dtype_bytes(to.dtype) != kVectorCopyElementBytes || to.dtype != from.dtype) return std::nullopt;

@@ -77,7 +77,7 @@ class BarrierInserter {
     if (dims_[0] * dims_[1] * dims_[2] == 1) return s;  // one thread: nothing to synchronise
     Summary ignored;
     auto* f = s->as<ForNode>();
-    if (is_block_index(f->binding)) return make_for(f->var, f->extent, f->for_kind, visit(f->body, Scope{}, ignored), f->binding);
+    if (is_block_index(f->binding)) return make_for_like(*f, visit(f->body, Scope{}, ignored));
     return visit(s, Scope{}, ignored);
   }
 
@@ -114,7 +114,7 @@ class BarrierInserter {
       inner.bound_var[axis] = f.var.get();
       inner.uniform = scope.uniform && f.extent == dims_[axis];
       inner.thread_vars.insert(f.var.get());
-      return make_for(f.var, f.extent, f.for_kind, visit(f.body, inner, out), f.binding);
+      return make_for_like(f, visit(f.body, inner, out));
     }
     Stmt body = visit(f.body, scope, out);
     // The next iteration's head runs after this one's tail.
@@ -124,7 +124,7 @@ class BarrierInserter {
       out.synchronizes = true;
       out.head = {};
     }
-    return make_for(f.var, f.extent, f.for_kind, body, f.binding);
+    return make_for_like(f, body);
   }
 
   Stmt visit_store(const Stmt& s, const Scope& scope, Summary& out) {

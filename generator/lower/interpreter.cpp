@@ -4,6 +4,7 @@
 #include <ansor/kernel_support.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -128,8 +129,10 @@ class Interpreter {
           run_grid(*f, s);
           break;
         }
+        // A masked vector loop runs its active lanes only.
+        const int64_t extent = f->masked() ? std::clamp<int64_t>(static_cast<int64_t>(eval(f->active_lanes)), 0, f->extent) : f->extent;
         int64_t& v = ctx_->vars[f->var.get()];
-        for (int64_t i = 0; i < f->extent; ++i) {
+        for (int64_t i = 0; i < extent; ++i) {
           v = i;
           exec(f->body);
         }
@@ -322,9 +325,19 @@ class Interpreter {
     }
     for (int64_t i = 0; i < f.extent; ++i) {
       for (int t : active) block_->threads[static_cast<size_t>(t)].vars[f.var.get()] = i;
-      exec_simt(f.body, active);
+      exec_simt(f.body, f.masked() ? lanes_below(active, f.active_lanes, i) : active);
     }
     for (int t : active) block_->threads[static_cast<size_t>(t)].vars.erase(f.var.get());
+  }
+
+  // The threads of `active` for which lane i of a masked vector loop is active.
+  std::vector<int> lanes_below(const std::vector<int>& active, const Expr& count, int64_t i) {
+    std::vector<int> inside;
+    for (int t : active) {
+      enter_thread(t);
+      if (static_cast<double>(i) < eval(count)) inside.push_back(t);
+    }
+    return inside;
   }
 
   // Local buffers are per thread; shared ones (and any other) one per block.

@@ -2,6 +2,7 @@
 #include "lower/loop_passes.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "ir/arith.h"
 
@@ -57,7 +58,7 @@ Stmt auto_unroll(const Stmt& s, int max_steps, int64_t& steps) {
       } else {
         steps = kind == ForKind::Unrolled ? steps_times(f->extent, inner) : kNotUnrollable;
       }
-      return make_for(f->var, f->extent, kind, body, f->binding);
+      return f->for_kind == kind ? make_for_like(*f, body) : make_for(f->var, f->extent, kind, body, f->binding);
     }
   }
   steps = kNotUnrollable;
@@ -119,14 +120,87 @@ class VectorLegalizer {
     if (!f) return map_children(s, [this](const Stmt& x) { return run(x); });
     ranges_[f->var.get()] = Interval::range(f->extent);
     Stmt body = run(f->body);
-    ForKind kind = f->for_kind;
-    if (kind == ForKind::Vectorized && !legal(f->extent, body, f->var.get())) kind = ForKind::VectorizeHint;
-    return make_for(f->var, f->extent, kind, body, f->binding);
+    if (f->for_kind != ForKind::Vectorized || f->masked() || legal(f->extent, body, f->var.get())) return make_for_like(*f, body);
+    if (Stmt masked = masked_vector(*f, body)) return masked;
+    return make_for(f->var, f->extent, ForKind::VectorizeHint, body, f->binding);
   }
 
  private:
   bool legal(int64_t lanes, const Stmt& body, const VarNode* v) const {
-    return lanes >= 2 && lanes <= kMaxVectorLanes && (lanes & (lanes - 1)) == 0 && vectorizable(body, v);
+    return lanes >= 2 && lanes <= kMaxVectorLanes && std::has_single_bit(static_cast<uint64_t>(lanes)) && vectorizable(body, v);
+  }
+
+  // The vector loop f as a masked vector loop of the next power of two lanes, when its lanes
+  // are a prefix of those: f's extent is not a power of two (a ragged tile's last vector,
+  // shortened), or its body is guarded by a condition that holds for lanes 0 .. n - 1 only, n
+  // a count known at run time (a ragged tile's vector inside loops the tail peeler does not
+  // see through). The conjuncts of the guard that do not depend on the lanes stay a guard of
+  // the body. Null where neither is so or the body has no vector form.
+  Stmt masked_vector(const ForNode& f, const Stmt& body) {
+    const int64_t width = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(f.extent)));
+    if (f.extent < 2 || width > kMaxVectorLanes) return nullptr;
+    const VarNode* v = f.var.get();
+    Expr count = width != f.extent ? int_imm(f.extent) : nullptr;
+    Stmt lanes_body = body;
+    auto* guard = body->as<IfThenElseNode>();
+    if (guard && !guard->else_case && uses_var(guard->cond, v)) {
+      std::vector<Expr> conjuncts, kept;
+      split_conjuncts(guard->cond, conjuncts);
+      for (const Expr& c : conjuncts) {
+        if (!uses_var(c, v)) {
+          kept.push_back(c);
+          continue;
+        }
+        Expr n = lanes_below(c, v);
+        if (!n) return nullptr;
+        count = count ? min_of(count, n) : n;
+      }
+      Expr rest;
+      for (const Expr& c : kept) rest = rest ? logical_and(rest, c) : c;
+      lanes_body = rest ? make_if(rest, guard->then_case) : guard->then_case;
+    }
+    if (!count) return nullptr;
+    count = simplify(max_of(int_imm(0), min_of(count, int_imm(f.extent))), ranges_);
+    ranges_[v] = Interval::range(width);
+    if (!vectorizable(lanes_body, v)) return nullptr;
+    if (is_const_int(count, width)) return make_for(f.var, width, ForKind::Vectorized, lanes_body, f.binding);
+    return std::make_shared<ForNode>(f.var, width, ForKind::Vectorized, f.binding, lanes_body, count);
+  }
+
+  // For a comparison c that holds exactly for v < n (v + r < 0, v + r <= 0 or the mirrored
+  // forms, r not depending on v), n; else null.
+  static Expr lanes_below(const Expr& c, const VarNode* v) {
+    auto* b = c->as<BinaryNode>();
+    if (!b || !dtype_is_int(b->a->dtype) || !dtype_is_int(b->b->dtype)) return nullptr;
+    const bool upper = b->op == BinaryOp::LT || b->op == BinaryOp::LE;
+    const bool strict = b->op == BinaryOp::LT || b->op == BinaryOp::GT;
+    if (!upper && b->op != BinaryOp::GT && b->op != BinaryOp::GE) return nullptr;
+    LinearForm diff = linearize(upper ? sub(b->a, b->b) : sub(b->b, b->a));
+    LinearForm rest;
+    rest.constant = diff.constant - (strict ? 0 : 1);
+    bool lane_term = false;
+    for (const LinearForm::Term& t : diff.terms) {
+      if (!uses_var(t.atom, v)) {
+        rest.terms.push_back({t.atom, -t.coef});
+      } else if (t.atom->as<VarNode>() == v && t.coef == 1) {
+        lane_term = true;
+      } else {
+        return nullptr;
+      }
+    }
+    if (!lane_term) return nullptr;
+    rest.constant = -rest.constant;
+    return from_linear(rest);
+  }
+
+  static void split_conjuncts(const Expr& c, std::vector<Expr>& out) {
+    auto* b = c->as<BinaryNode>();
+    if (b && b->op == BinaryOp::And) {
+      split_conjuncts(b->a, out);
+      split_conjuncts(b->b, out);
+    } else {
+      out.push_back(c);
+    }
   }
 
   bool vectorizable(const Stmt& s, const VarNode* v) const {
@@ -180,9 +254,9 @@ class VectorTailPeeler {
     if (!f) return map_children(s, [this](const Stmt& x) { return run(x); });
     ranges_[f->var.get()] = Interval::range(f->extent);
     Stmt body = run(f->body);
-    Stmt loop = make_for(f->var, f->extent, f->for_kind, body, f->binding);
+    Stmt loop = make_for_like(*f, body);
     auto* lanes = body->as<ForNode>();
-    if (f->for_kind != ForKind::Serial || !lanes || lanes->for_kind != ForKind::Vectorized) return loop;
+    if (f->for_kind != ForKind::Serial || !lanes || lanes->for_kind != ForKind::Vectorized || lanes->masked()) return loop;
     auto* guard = lanes->body->as<IfThenElseNode>();
     if (!guard || guard->else_case || !uses_var(guard->cond, lanes->var.get())) return loop;
     ranges_[lanes->var.get()] = Interval::range(lanes->extent);

@@ -43,12 +43,16 @@ Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements = kMaxExpandedS
 // A vectorized loop keeps that kind only where a code generator can write it as vector
 // statements: 2 to kMaxVectorLanes lanes (a power of two), a body of stores (under conditions
 // that do not depend on the loop) of which each lane stores its own element of a non-bool
-// buffer. Others become VectorizeHint loops.
+// buffer. A loop whose lanes are a prefix of a power of two (an extent that is not one, or a
+// body guarded by lane < n, n an index expression of the loops outside: a ragged tile's last
+// vector) becomes a masked vector loop of that power of two with n active lanes (ForNode::
+// active_lanes). Others become VectorizeHint loops.
 Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s);
 
 // Guards of ragged tiles hoisted out of the tile: in the body of a serial or parallel loop, the
 // guards inside it that compare a linear function of that loop's variable and of the loops
-// inside the body (not vector lanes) with a bound are replaced by one test of whether they hold
+// inside the body (vector lanes included, not compiler-vectorized loops or GPU indices) with a
+// bound are replaced by one test of whether they hold
 // for the whole body, `if (all hold) { body without them } else { body }`. A split that does
 // not divide its loop (a tile of 8 over 109 outputs) then runs its whole tiles unguarded and
 // only the last one guarded. Bodies with barriers or reductions across threads are left alone.
@@ -63,7 +67,7 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxSt
 // (a serial loop around a vectorized loop guarded per lane runs unguarded vectors while the
 // guard provably holds for every lane and keeps the guard for the remaining iterations only);
 // for the program as compiled (expand_unrolled), ragged tiles unswitched and unrolled loops
-// written out; the vector loops legalised last. When expand_unrolled is false (the features'
+// written out; the vector loops legalised last (the partial vectors left masked). When expand_unrolled is false (the features'
 // view: one row per statement of the schedule), unrolled loops stay loops and guards stay where
 // lowering put them.
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);

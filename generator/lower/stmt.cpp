@@ -7,6 +7,10 @@ Stmt make_for(Var var, int64_t extent, ForKind kind, Stmt body, IterAnnotation b
   return std::make_shared<ForNode>(std::move(var), extent, kind, binding, std::move(body));
 }
 
+Stmt make_for_like(const ForNode& f, Stmt body) {
+  return std::make_shared<ForNode>(f.var, f.extent, f.for_kind, f.binding, std::move(body), f.active_lanes);
+}
+
 Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value, std::optional<ThreadReduction> across_threads) {
   return std::make_shared<StoreNode>(std::move(buffer), std::move(indices), std::move(value), std::move(across_threads));
 }
@@ -45,7 +49,8 @@ Stmt substitute(const Stmt& s, const VarMap& map) {
   switch (s->kind) {
     case StmtKind::For: {
       auto* f = s->as<ForNode>();
-      return make_for(f->var, f->extent, f->for_kind, substitute(f->body, map), f->binding);
+      return std::make_shared<ForNode>(f->var, f->extent, f->for_kind, f->binding, substitute(f->body, map),
+                                       f->active_lanes ? substitute(f->active_lanes, map) : nullptr);
     }
     case StmtKind::Store: {
       auto* st = s->as<StoreNode>();
@@ -115,7 +120,7 @@ Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite
   switch (s->kind) {
     case StmtKind::For: {
       auto* f = s->as<ForNode>();
-      return make_for(f->var, f->extent, f->for_kind, rewrite(f->body), f->binding);
+      return make_for_like(*f, rewrite(f->body));
     }
     case StmtKind::Allocate: {
       auto* a = s->as<AllocateNode>();

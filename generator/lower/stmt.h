@@ -21,7 +21,7 @@ enum class StmtKind : uint8_t { For, Store, Allocate, IfThenElse, Seq, Barrier }
 enum class ForKind : uint8_t {
   Serial,
   Parallel,       // chunks of iterations on the runtime's threads
-  Vectorized,     // one vector statement per store, `extent` lanes wide
+  Vectorized,     // one vector statement per store, `extent` lanes wide (some masked off: ForNode)
   VectorizeHint,  // a vectorize annotation with no explicit vector form: the compiler is asked
   Unrolled,       // too long to write out: the compiler is asked to unroll it
   ThreadBinding,  // a GPU index (block, thread, vthread)
@@ -45,13 +45,19 @@ using Stmt = std::shared_ptr<const StmtNode>;
 
 struct ForNode final : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;
-  ForNode(Var v, int64_t e, ForKind k, IterAnnotation b, Stmt s)
-      : StmtNode(kKind), var(std::move(v)), extent(e), for_kind(k), binding(b), body(std::move(s)) {}
+  ForNode(Var v, int64_t e, ForKind k, IterAnnotation b, Stmt s, Expr active = nullptr)
+      : StmtNode(kKind), var(std::move(v)), extent(e), for_kind(k), binding(b), body(std::move(s)), active_lanes(std::move(active)) {}
   const Var var;
   const int64_t extent;
   const ForKind for_kind;
   const IterAnnotation binding;  // the GPU index with ThreadBinding
   const Stmt body;
+  // A masked vector loop (Vectorized only): lanes 0 .. active_lanes - 1 run, the others are
+  // masked off, neither loading nor storing. An index expression of the loops outside, between
+  // 0 and extent; null where every lane runs. The partial last vector of a ragged tile.
+  const Expr active_lanes;
+
+  bool masked() const { return active_lanes != nullptr; }
 };
 
 // A reduction across the threads of a GPU block (cross-thread reduction): the store sits in a
@@ -103,6 +109,8 @@ struct BarrierNode final : StmtNode {
 };
 
 Stmt make_for(Var var, int64_t extent, ForKind kind, Stmt body, IterAnnotation binding = IterAnnotation::None);
+// A loop like f (its variable, extent, kind, binding and mask) around another body.
+Stmt make_for_like(const ForNode& f, Stmt body);
 Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value, std::optional<ThreadReduction> across_threads = std::nullopt);
 Stmt make_allocate(std::string buffer, Stmt body);
 // Drops the condition when it is constant.

@@ -26,7 +26,8 @@ void print(const Stmt& s, int indent, std::string& out) {
   switch (s->kind) {
     case StmtKind::For: {
       auto* f = s->as<ForNode>();
-      out += fmt::format("{}{} {} in 0..{}:\n", pad, for_prefix(*f), f->var->name, f->extent);
+      out += fmt::format("{}{} {} in 0..{}{}:\n", pad, for_prefix(*f), f->var->name, f->extent,
+                         f->masked() ? fmt::format(" masked to {}", to_string(f->active_lanes)) : "");
       print(f->body, indent + 1, out);
       break;
     }

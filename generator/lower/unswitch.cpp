@@ -17,7 +17,7 @@ constexpr int kMaxUnswitches = 8;
 struct InnerLoop {
   const VarNode* var;
   int64_t extent;
-  bool thread_bound;  // a GPU binding's: every thread runs its own iteration, guards on it stay
+  bool lanes;  // a compiler-vectorized loop's or a GPU binding's: guards on it are not unswitched
 };
 
 bool is_integer_comparison(const Expr& c) {
@@ -99,7 +99,7 @@ class GuardUnswitcher {
       body = make_if(u->condition, fast, slow);
     }
     ranges_.erase(f->var.get());
-    return make_for(f->var, f->extent, f->for_kind, body, f->binding);
+    return make_for_like(*f, body);
   }
 
  private:
@@ -114,10 +114,10 @@ class GuardUnswitcher {
     std::vector<Expr> implied;  // those guards
   };
 
-  // The guards inside f's body that depend on f's variable and on loops inside the body (a
-  // vector loop's lanes too: a register tile of vectors ragged along the vector axis runs its
-  // whole tiles unguarded, and only the last keeps the lane guards, which codegen masks), with
-  // the condition under which they all hold for a whole iteration of f. Serial and parallel loops only: inside an
+  // The guards inside f's body that depend on f's variable and on loops inside the body (vector
+  // lanes included: those the vector tail peeler could not peel, inside unrolled register
+  // tiles; the slow copy masks them), with the condition under
+  // which they all hold for a whole iteration of f. Serial and parallel loops only: inside an
   // unrolled loop the copies would be written out once per iteration.
   std::optional<Unswitched> unswitch(const ForNode& f) {
     if ((f.for_kind != ForKind::Serial && f.for_kind != ForKind::Parallel) || unswitches_ >= kMaxUnswitches ||
@@ -145,7 +145,8 @@ class GuardUnswitcher {
 
   void collect(const Stmt& s, const ForNode& f, std::vector<InnerLoop>& inner, std::vector<Candidate>& found) const {
     if (auto* loop = s->as<ForNode>()) {
-      inner.push_back({loop->var.get(), loop->extent, loop->for_kind == ForKind::ThreadBinding});
+      const bool lanes = loop->for_kind == ForKind::VectorizeHint || loop->for_kind == ForKind::ThreadBinding;
+      inner.push_back({loop->var.get(), loop->extent, lanes});
       collect(loop->body, f, inner, found);
       inner.pop_back();
       return;
@@ -157,7 +158,7 @@ class GuardUnswitcher {
         if (!is_integer_comparison(c) || !uses_var(c, f.var.get()) || is_settled(c)) continue;
         // A guard that no loop inside the body changes is left to the compiler's own unswitching.
         if (std::none_of(inner.begin(), inner.end(), [&](const InnerLoop& l) { return uses_var(c, l.var); })) continue;
-        if (std::any_of(inner.begin(), inner.end(), [&](const InnerLoop& l) { return l.thread_bound && uses_var(c, l.var); })) continue;
+        if (std::any_of(inner.begin(), inner.end(), [&](const InnerLoop& l) { return l.lanes && uses_var(c, l.var); })) continue;
         if (std::optional<Expr> condition = holds_for_all(c, inner)) found.push_back({c, *condition});
       }
     }

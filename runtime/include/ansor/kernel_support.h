@@ -96,6 +96,164 @@ inline void vstore(T* p, vec<T, N> v) {
   std::memcpy(p, &v, sizeof(v));
 }
 
+// ---- Masked vectors (the partial last vector of a ragged tile) -------------------------------
+// Lanes 0 .. n - 1 are loaded or stored, the others neither: a masked load leaves them 0 and
+// touches no memory past lane n - 1 (masked lanes never fault, so a buffer may end there), a
+// masked store leaves the memory behind them as it was. n may be anything: at most 0 masks every
+// lane, at least N none. AVX-512 masks (AVX512VL for 128 and 256 bits), AVX maskload/maskstore
+// with AVX2's compares, and elsewhere the active lanes copied as bytes; vectors wider than the
+// target's are handled as two halves.
+
+namespace detail {
+
+// Lanes 0 .. n - 1 of a mask of N lanes as bits.
+template <int N>
+inline unsigned long long lane_bits(int64_t n) {
+  if (n <= 0) return 0;
+  if (n >= N) return N == 64 ? ~0ULL : (1ULL << N) - 1;
+  return (1ULL << n) - 1;
+}
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+constexpr bool kMaskedInstructions = true;
+#else
+constexpr bool kMaskedInstructions = false;
+#endif
+
+// Whether vectors of N lanes of T have masked loads and stores on the target.
+template <class T, int N>
+constexpr bool native_masked() {
+  [[maybe_unused]] constexpr int bytes = N * static_cast<int>(sizeof(T));
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) return false;
+#if defined(__AVX512F__)
+  if (bytes == 64) return true;
+#endif
+#if defined(__AVX512VL__) || defined(__AVX2__)
+  if (bytes == 16 || bytes == 32) return true;
+#endif
+  return false;
+}
+
+#if defined(__AVX2__) && !defined(__AVX512VL__)
+// The AVX2 mask of lanes 0 .. n - 1: the sign bit of each active lane's element set.
+inline __m256i lane_mask_epi32(int64_t n) {
+  const int k = n <= 0 ? 0 : n >= 8 ? 8 : static_cast<int>(n);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+inline __m256i lane_mask_epi64(int64_t n) {
+  const long long k = n <= 0 ? 0 : n >= 4 ? 4 : n;
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+#endif
+
+template <class T, int N>
+inline vec<T, N> native_load_masked([[maybe_unused]] const T* p, [[maybe_unused]] int64_t n) {
+  [[maybe_unused]] constexpr int bytes = N * static_cast<int>(sizeof(T));
+  [[maybe_unused]] const unsigned long long bits = lane_bits<N>(n);
+#if defined(__AVX512F__)
+  if constexpr (bytes == 64) {
+    if constexpr (std::is_same_v<T, float>) return (vec<T, N>)_mm512_maskz_loadu_ps(static_cast<__mmask16>(bits), p);
+    else return (vec<T, N>)_mm512_maskz_loadu_pd(static_cast<__mmask8>(bits), p);
+  }
+#endif
+#if defined(__AVX512VL__)
+  if constexpr (bytes == 32) {
+    if constexpr (std::is_same_v<T, float>) return (vec<T, N>)_mm256_maskz_loadu_ps(static_cast<__mmask8>(bits), p);
+    else return (vec<T, N>)_mm256_maskz_loadu_pd(static_cast<__mmask8>(bits), p);
+  }
+  if constexpr (bytes == 16) {
+    if constexpr (std::is_same_v<T, float>) return (vec<T, N>)_mm_maskz_loadu_ps(static_cast<__mmask8>(bits), p);
+    else return (vec<T, N>)_mm_maskz_loadu_pd(static_cast<__mmask8>(bits), p);
+  }
+#elif defined(__AVX2__)
+  if constexpr (bytes == 32) {
+    if constexpr (std::is_same_v<T, float>) return (vec<T, N>)_mm256_maskload_ps(p, lane_mask_epi32(n));
+    else return (vec<T, N>)_mm256_maskload_pd(p, lane_mask_epi64(n));
+  }
+  if constexpr (bytes == 16) {
+    if constexpr (std::is_same_v<T, float>) return (vec<T, N>)_mm_maskload_ps(p, _mm256_castsi256_si128(lane_mask_epi32(n)));
+    else return (vec<T, N>)_mm_maskload_pd(p, _mm256_castsi256_si128(lane_mask_epi64(n)));
+  }
+#endif
+  static_assert(native_masked<T, N>(), "no masked load of this width on this target");
+  return vec<T, N>{};
+}
+
+template <class T, int N>
+inline void native_store_masked([[maybe_unused]] T* p, [[maybe_unused]] vec<T, N> v, [[maybe_unused]] int64_t n) {
+  [[maybe_unused]] constexpr int bytes = N * static_cast<int>(sizeof(T));
+  [[maybe_unused]] const unsigned long long bits = lane_bits<N>(n);
+#if defined(__AVX512F__)
+  if constexpr (bytes == 64) {
+    if constexpr (std::is_same_v<T, float>) _mm512_mask_storeu_ps(p, static_cast<__mmask16>(bits), (__m512)v);
+    else _mm512_mask_storeu_pd(p, static_cast<__mmask8>(bits), (__m512d)v);
+    return;
+  }
+#endif
+#if defined(__AVX512VL__)
+  if constexpr (bytes == 32) {
+    if constexpr (std::is_same_v<T, float>) _mm256_mask_storeu_ps(p, static_cast<__mmask8>(bits), (__m256)v);
+    else _mm256_mask_storeu_pd(p, static_cast<__mmask8>(bits), (__m256d)v);
+    return;
+  }
+  if constexpr (bytes == 16) {
+    if constexpr (std::is_same_v<T, float>) _mm_mask_storeu_ps(p, static_cast<__mmask8>(bits), (__m128)v);
+    else _mm_mask_storeu_pd(p, static_cast<__mmask8>(bits), (__m128d)v);
+    return;
+  }
+#elif defined(__AVX2__)
+  if constexpr (bytes == 32) {
+    if constexpr (std::is_same_v<T, float>) _mm256_maskstore_ps(p, lane_mask_epi32(n), (__m256)v);
+    else _mm256_maskstore_pd(p, lane_mask_epi64(n), (__m256d)v);
+    return;
+  }
+  if constexpr (bytes == 16) {
+    if constexpr (std::is_same_v<T, float>) _mm_maskstore_ps(p, _mm256_castsi256_si128(lane_mask_epi32(n)), (__m128)v);
+    else _mm_maskstore_pd(p, _mm256_castsi256_si128(lane_mask_epi64(n)), (__m128d)v);
+    return;
+  }
+#endif
+  static_assert(native_masked<T, N>(), "no masked store of this width on this target");
+}
+
+inline size_t active_bytes(int64_t n, int lanes, size_t lane_bytes) {
+  return n <= 0 ? 0 : static_cast<size_t>(n < lanes ? n : lanes) * lane_bytes;
+}
+
+}  // namespace detail
+
+template <class T, int N>
+inline vec<T, N> vload_masked(const T* p, int64_t n) {
+  if constexpr (detail::native_masked<T, N>()) {
+    return detail::native_load_masked<T, N>(p, n);
+  } else if constexpr (detail::kMaskedInstructions && N >= 2 && N * sizeof(T) > static_cast<size_t>(kNativeVectorBytes)) {
+    const vec<T, N / 2> lo = vload_masked<T, N / 2>(p, n), hi = vload_masked<T, N / 2>(p + N / 2, n - N / 2);
+    vec<T, N> v;
+    std::memcpy(&v, &lo, sizeof(lo));
+    std::memcpy(reinterpret_cast<char*>(&v) + sizeof(lo), &hi, sizeof(hi));
+    return v;
+  } else {
+    vec<T, N> v{};
+    std::memcpy(&v, p, detail::active_bytes(n, N, sizeof(T)));
+    return v;
+  }
+}
+
+template <class T, int N>
+inline void vstore_masked(T* p, vec<T, N> v, int64_t n) {
+  if constexpr (detail::native_masked<T, N>()) {
+    detail::native_store_masked<T, N>(p, v, n);
+  } else if constexpr (detail::kMaskedInstructions && N >= 2 && N * sizeof(T) > static_cast<size_t>(kNativeVectorBytes)) {
+    vec<T, N / 2> lo, hi;
+    std::memcpy(&lo, &v, sizeof(lo));
+    std::memcpy(&hi, reinterpret_cast<const char*>(&v) + sizeof(lo), sizeof(hi));
+    vstore_masked<T, N / 2>(p, lo, n);
+    vstore_masked<T, N / 2>(p + N / 2, hi, n - N / 2);
+  } else {
+    std::memcpy(p, &v, detail::active_bytes(n, N, sizeof(T)));
+  }
+}
+
 // ---- Memory hints (a stage's prefetch_bytes and stream_stores pragmas) -----------------------
 
 // Asks for the cache line `bytes` past p ahead of its loads. A hint: it never faults, so the

@@ -85,7 +85,7 @@ Stmt replace_barrier(const Stmt& s, int& k, const Var* thread_x, const BarrierRe
     case StmtKind::For: {
       auto* f = s->as<ForNode>();
       const Var* inner_thread_x = f->binding == IterAnnotation::ThreadX ? &f->var : thread_x;
-      return make_for(f->var, f->extent, f->for_kind, replace_barrier(f->body, k, inner_thread_x, replace), f->binding);
+      return make_for_like(*f, replace_barrier(f->body, k, inner_thread_x, replace));
     }
     case StmtKind::Allocate: {
       auto* a = s->as<AllocateNode>();

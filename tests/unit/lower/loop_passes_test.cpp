@@ -109,10 +109,13 @@ TEST(LoopPassesTest, VectorLoopsKeepTheirKindOnlyWhereVectorStatementsExist) {
     return s->as<ForNode>()->for_kind;
   };
   EXPECT_EQ(legalized_kind(8, copy_a_to_b(v)), ForKind::Vectorized);
-  EXPECT_EQ(legalized_kind(6, copy_a_to_b(v)), ForKind::VectorizeHint) << "not a power of two";
+  EXPECT_EQ(legalized_kind(6, copy_a_to_b(v)), ForKind::Vectorized) << "not a power of two: masked to 6 of 8 lanes";
+  EXPECT_EQ(legalized_kind(6, make_store("B", {int_imm(0)}, load("A", DType::F32, {v}))), ForKind::VectorizeHint)
+      << "not a power of two, and every lane stores the same element";
   EXPECT_EQ(legalized_kind(8, make_store("B", {int_imm(0)}, load("A", DType::F32, {v}))), ForKind::VectorizeHint)
       << "every lane stores the same element";
-  EXPECT_EQ(legalized_kind(8, make_if(lt(v, int_imm(5)), copy_a_to_b(v))), ForKind::VectorizeHint) << "lane-dependent condition";
+  EXPECT_EQ(legalized_kind(8, make_if(lt(v, int_imm(5)), copy_a_to_b(v))), ForKind::Vectorized) << "a prefix of the lanes: masked";
+  EXPECT_EQ(legalized_kind(8, make_if(eq(v, int_imm(5)), copy_a_to_b(v))), ForKind::VectorizeHint) << "lane-dependent condition";
   EXPECT_EQ(legalized_kind(8, make_store("Flags", {v}, bool_imm(true))), ForKind::VectorizeHint) << "bool buffer";
   EXPECT_EQ(legalized_kind(8, make_for(make_var("w"), 2, ForKind::Serial, copy_a_to_b(v))), ForKind::VectorizeHint) << "inner loop";
 }
@@ -136,6 +139,91 @@ TEST(LoopPassesTest, RaggedVectorLoopsRunWholeVectorsAndAShorterLastOne) {
       o, 4, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(logical_and(lt(i, int_imm(56)), odd), copy_a_to_b(i)))));
   finish_loop_program(guarded);
   EXPECT_EQ(count_loops(guarded.body, ForKind::Vectorized), 0) << to_string(guarded.body);
+}
+
+// 53 elements split by 16 lanes: three whole vectors without a guard or a mask, then the last
+// 5 lanes as a masked vector of 8 (5 is not a power of two).
+TEST(LoopPassesTest, ARaggedVectorTailOfFiveLanesIsMasked) {
+  Var o = make_var("o"), v = make_var("v");
+  Expr i = add(mul(o, int_imm(16)), v);
+  LoweredKernel k = kernel_with(make_for(o, 4, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(lt(i, int_imm(53)), copy_a_to_b(i)))));
+  LoweredKernel original = k;
+  finish_loop_program(k);
+  EXPECT_EQ(to_string(k.body),
+            "for o in 0..3:\n"
+            "  vectorize v in 0..16:\n"
+            "    B[o * 16 + v] = A[o * 16 + v]\n"
+            "vectorize v in 0..8 masked to 5:\n"
+            "  B[v + 48] = A[v + 48]\n");
+  std::vector<std::vector<double>> want = test::random_args(original, 3), got = want;
+  interpret(original, want);
+  interpret(k, got);
+  EXPECT_EQ(got, want);
+}
+
+// A vector loop guarded lane by lane where the peeler does not see it (inside a register tile
+// of two vectors, written out): the whole tiles run unswitched and unmasked, the last tile's
+// vectors are masked to a count computed at run time.
+TEST(LoopPassesTest, GuardedVectorsInsideRegisterTilesAreMaskedInTheLastTile) {
+  Var o = make_var("o"), r = make_var("r"), v = make_var("v");
+  Expr i = add(add(mul(o, int_imm(16)), mul(r, int_imm(8))), v);
+  LoweredKernel k = kernel_with(make_for(
+      o, 4, ForKind::Serial, make_for(r, 2, ForKind::Unrolled, make_for(v, 8, ForKind::Vectorized, make_if(lt(i, int_imm(53)), copy_a_to_b(i))))));
+  LoweredKernel original = k;
+  finish_loop_program(k);
+  const std::string text = to_string(k.body);
+  EXPECT_EQ(count_loops(k.body, ForKind::VectorizeHint), 0) << text;
+  int masked = 0, unmasked = 0;
+  for_each_stmt(k.body, [&](const Stmt& x) {
+    if (auto* f = x->as<ForNode>(); f && f->for_kind == ForKind::Vectorized) (f->masked() ? masked : unmasked)++;
+  });
+  EXPECT_EQ(unmasked, 2) << text;
+  EXPECT_EQ(masked, 2) << text;
+  EXPECT_NE(text.find("masked to max(0, min(o * -16 + 45, 8))"), std::string::npos) << text;
+  std::vector<std::vector<double>> want = test::random_args(original, 3), got = want;
+  interpret(original, want);
+  interpret(k, got);
+  EXPECT_EQ(got, want);
+}
+
+// The interpreter runs the active lanes of a masked loop only: on the host, and in each GPU
+// thread with its own count.
+TEST(LoopPassesTest, MaskedLoopsRunTheirActiveLanesOnly) {
+  Var o = make_var("o"), v = make_var("v");
+  Expr i = add(mul(o, int_imm(16)), v);
+  auto masked = [&](Expr count) {
+    return std::make_shared<ForNode>(v, 16, ForKind::Vectorized, IterAnnotation::None, copy_a_to_b(i), std::move(count));
+  };
+  for (ForKind kind : {ForKind::Serial, ForKind::ThreadBinding}) {
+    const IterAnnotation binding = kind == ForKind::ThreadBinding ? IterAnnotation::ThreadX : IterAnnotation::None;
+    LoweredKernel k = kernel_with(make_for(o, 4, kind, masked(sub(int_imm(10), mul(o, int_imm(3)))), binding));
+    std::vector<std::vector<double>> args = test::random_args(k, 3);
+    const std::vector<double> before = args[1];
+    interpret(k, args);
+    for (int64_t e = 0; e < 64; ++e) {
+      const bool active = e % 16 < 10 - 3 * (e / 16);
+      EXPECT_EQ(args[1][e], active ? args[0][e] : before[e]) << "element " << e << (kind == ForKind::Serial ? " on the host" : " on a GPU");
+    }
+  }
+}
+
+// Only a guard that lets a prefix of the lanes through becomes a mask, and the conjuncts that
+// do not depend on the lanes stay a guard.
+TEST(LoopPassesTest, OnlyPrefixGuardsBecomeMasks) {
+  Var o = make_var("o"), v = make_var("v");
+  auto legalized = [&](Expr cond) {
+    return legalize_vector_loops(kernel_with(nullptr), make_for(o, 4, ForKind::Serial, make_for(v, 16, ForKind::Vectorized, make_if(cond, copy_a_to_b(v)))));
+  };
+  Stmt prefix = legalized(logical_and(lt(add(v, mul(o, int_imm(16))), int_imm(53)), lt(o, int_imm(3))));
+  EXPECT_EQ(to_string(prefix),
+            "for o in 0..4:\n"
+            "  vectorize v in 0..16 masked to min(o * -16 + 53, 16):\n"
+            "    if o < 3:\n"
+            "      B[v] = A[v]\n");
+  EXPECT_EQ(count_loops(legalized(ge(v, int_imm(3))), ForKind::VectorizeHint), 1) << "a suffix of the lanes";
+  EXPECT_EQ(count_loops(legalized(lt(mul(v, int_imm(2)), int_imm(9))), ForKind::VectorizeHint), 1) << "lanes at a stride";
+  EXPECT_EQ(count_loops(legalized(lt(v, int_imm(40))), ForKind::VectorizeHint), 0) << "every lane: no mask";
+  EXPECT_FALSE(legalized(lt(v, int_imm(40)))->as<ForNode>()->body->as<ForNode>()->masked());
 }
 
 // A[10, 10] copied to B in 4 x 4 tiles (3 x 3 of them, the last row and column ragged).
@@ -192,8 +280,8 @@ TEST(LoopPassesTest, RaggedTilesRunWholeTilesUnguarded) {
 }
 
 // A register tile of two 16-lane vectors along a ragged vector axis (B[56] in tiles of 32, as
-// the sampler draws for extents without whole-vector divisors): the whole tile runs its vectors
-// unguarded, only the last keeps the lanes' guard.
+// the sampler draws for extents without whole-vector divisors): the whole tiles run their
+// vectors unguarded, only the last tile's last vector is masked.
 TEST(LoopPassesTest, RaggedVectorTilesRunWholeVectorsUnguarded) {
   Var o = make_var("o"), t = make_var("t"), v = make_var("v");
   Expr i = add(add(mul(o, int_imm(32)), mul(t, int_imm(16))), v);
@@ -213,9 +301,8 @@ TEST(LoopPassesTest, RaggedVectorTilesRunWholeVectorsUnguarded) {
             "    for t in 0..1:\n"
             "      vectorize v in 0..16:\n"
             "        B[o * 32 + t * 16 + v] = A[o * 32 + t * 16 + v]\n"
-            "    vectorize_hint v in 0..16:\n"
-            "      if o * 32 + 16 + v < 56:\n"
-            "        B[o * 32 + 16 + v] = A[o * 32 + 16 + v]\n")
+            "    vectorize v in 0..16 masked to min(o * -32 + 40, 16):\n"
+            "      B[o * 32 + 16 + v] = A[o * 32 + 16 + v]\n")
       << to_string(k.body);
   std::vector<std::vector<double>> want = test::random_args(original, 3), got = want;
   interpret(original, want);
