@@ -40,6 +40,7 @@ Measurer& TuningSession::measurer() {
     MeasureOptions m;
     m.min_seconds = options_.min_seconds;
     m.early_stop_factor = options_.early_stop_factor;
+    m.reuse_programs = true;
     m.worker_path = default_worker_path();
     m.build.runtime_include = default_runtime_include();
     m.build.parallel = std::max(1, backend().build_parallelism(target()));

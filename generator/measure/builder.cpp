@@ -13,6 +13,7 @@
 #include "lower/lower.h"
 #include "measure/process.h"
 #include "support/file_util.h"
+#include "support/stable_hash.h"
 
 namespace ansor {
 
@@ -52,6 +53,13 @@ std::string first_lines(const std::string& text, int n) {
   size_t pos = 0;
   for (int i = 0; i < n && pos != std::string::npos; ++i) pos = text.find('\n', pos + 1);
   return pos == std::string::npos ? text : text.substr(0, pos);
+}
+
+// The identity of a printed program: its source with the candidate's symbol (unique to each
+// candidate) replaced, hashed.
+std::string program_identity(std::string source, const std::string& symbol) {
+  for (size_t at = source.find(symbol); at != std::string::npos; at = source.find(symbol, at + 1)) source.replace(at, symbol.size(), "@");
+  return fmt::format("{:016x}", stable_hash64(source));
 }
 
 UnitPlannerOptions planner_options(const KernelCompiler& compiler) {
@@ -102,6 +110,7 @@ const std::string& Builder::precompiled_prelude() {
                                                                               header.string(), pch, CompileOutput::PrecompiledPrelude)},
                                                   1, options_.timeout_seconds);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cpu_seconds_ += runs[0].cpu_seconds;
   // Without it, units parse the headers themselves: slower, not wrong.
   if (runs[0].ok()) prelude_pch_ = pch;
   return prelude_pch_;
@@ -125,6 +134,7 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
   for (size_t i = 0; i < units.size(); ++i) {
     Unit& u = units[i];
     const ProcessResult& r = runs[i];
+    cpu_seconds_ += r.cpu_seconds;
     if (!r.ok() && u.members.size() > 1 && retry_alone) {
       // One bad candidate fails its whole unit: compile each alone to find it.
       for (size_t m : u.members)
@@ -149,7 +159,8 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
   if (!retry.empty()) compile(retry, results, false, sources);
 }
 
-std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates) {
+std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates, const KnownProgram& known) {
+  auto codegen_start = std::chrono::steady_clock::now();
   std::vector<BuildResult> results(candidates.size());
   std::vector<std::string> sources(candidates.size());
   std::vector<size_t> valid;
@@ -170,12 +181,14 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
                        ? generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol, "candidate")
                        : faulty_definitions(generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol + "_inner", "candidate"),
                                             c, symbol);
-      valid.push_back(i);
+      results[i].program = program_identity(sources[i], symbol);
+      if (!known || !known(results[i].program)) valid.push_back(i);
     } catch (const std::invalid_argument& e) {  // InvalidState, or a program the generator cannot print
       results[i].error = MeasureError::InvalidSchedule;
       results[i].message = e.what();
     }
   }
+  codegen_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - codegen_start).count();
   std::vector<Unit> units;
   size_t per_unit = options_.per_unit > 0 ? static_cast<size_t>(options_.per_unit) : planner_.per_unit(valid.size(), options_.parallel);
   for (size_t begin = 0; begin < valid.size(); begin += per_unit) {

@@ -4,10 +4,12 @@
 // that build the final library, several candidates per translation unit (paying the compiler's
 // start-up once; how many from measured compile times) and several compilers at a time, each
 // under a time limit. With clang, the
-// runtime headers every unit includes are parsed once, into a precompiled header.
+// runtime headers every unit includes are parsed once, into a precompiled header. Candidates
+// whose program was compiled before (the caller says which) are printed but not compiled again.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,19 +49,33 @@ struct BuildResult {
   std::string message;
   std::string library;  // the shared library holding `symbol`_info
   std::string symbol;
+  // The printed program's identity: a hash of its source with the symbol left out, the same for
+  // candidates (different schedules, or a schedule measured again) that compile to the same
+  // code. Empty when the candidate was not printed (an invalid schedule).
+  std::string program;
 };
+
+// Says whether a printed program is already known to the caller, so that the builder does not
+// compile it (again); called once per printed candidate, in order.
+using KnownProgram = std::function<bool(const std::string& program)>;
 
 class Builder {
  public:
   // Builds for `target` with the code generator of its kind (its backend's).
   Builder(KernelCompiler compiler, Target target, const CodeGenerator& generator, BuildOptions options);
 
-  std::vector<BuildResult> build(const std::vector<Candidate>& candidates);
+  // Candidates for which `known` (when set) answers true get a result with their program and
+  // symbol but no library.
+  std::vector<BuildResult> build(const std::vector<Candidate>& candidates, const KnownProgram& known = {});
 
   const KernelCompiler& compiler() const { return compiler_; }
-  // Totals since construction: candidates built and compiler wall time.
+  // Totals since construction: candidates built, compiler wall time and CPU time (what
+  // compiling costs whatever else runs on the machine), and the time spent lowering and
+  // printing candidates.
   int built() const { return built_; }
   double seconds() const { return seconds_; }
+  double cpu_seconds() const { return cpu_seconds_; }
+  double codegen_seconds() const { return codegen_seconds_; }
 
  private:
   struct Unit {
@@ -79,6 +95,8 @@ class Builder {
   BuildOptions options_;
   int built_ = 0;
   double seconds_ = 0;
+  double cpu_seconds_ = 0;
+  double codegen_seconds_ = 0;
   UnitPlanner planner_;
   bool prelude_tried_ = false;
   std::filesystem::file_time_type prelude_headers_time_;  // the newest runtime header's, when precompiled

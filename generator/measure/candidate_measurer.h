@@ -31,6 +31,12 @@ class CandidateMeasurer {
   virtual double build_seconds() const = 0;
   virtual double run_seconds() const = 0;
   virtual double lock_wait_seconds() const = 0;
+  // Totals since construction: time lowering and printing candidates, the compilers' CPU time,
+  // and candidates whose record copies the measurement of the same program (measured before,
+  // not again).
+  virtual double codegen_seconds() const { return 0; }
+  virtual double build_cpu_seconds() const { return 0; }
+  virtual int reused() const { return 0; }
 };
 
 }  // namespace ansor

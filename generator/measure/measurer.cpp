@@ -30,6 +30,13 @@ MeasureError worker_failure_error(const ProcessFailure& failure) {
   return failure.kind == ProcessFailure::Kind::TimedOut ? MeasureError::RunTimeout : MeasureError::Crash;
 }
 
+// Whether an outcome is the program's own, to be had again by measuring the program again: a
+// time limit hit on a busy machine, or a worker or reference that failed, may not be.
+bool outcome_of_the_program(MeasureError error) {
+  return error == MeasureError::None || error == MeasureError::CompileError || error == MeasureError::Crash ||
+         error == MeasureError::WrongResult;
+}
+
 }  // namespace
 
 std::string default_runtime_include() {
@@ -107,10 +114,26 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, 
   lock_wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - lock_start).count();
   std::vector<Record> records(candidates.size());
   if (candidates.empty()) return records;
-  std::vector<BuildResult> built = builder_.build(candidates);
+  // Programs printed earlier in the batch count as known too: their records are made first,
+  // and whatever their outcome, the batch's later candidates of the program share it.
+  std::map<std::string, Record> batch_programs;
+  KnownProgram known;
+  if (options_.reuse_programs)
+    known = [&](const std::string& program) { return programs_.count(program) > 0 || !batch_programs.emplace(program, Record{}).second; };
+  std::vector<BuildResult> built = builder_.build(candidates, known);
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
-    run_candidate(candidates[i], built[i], best_seconds, records[i]);
+    const std::string& program = built[i].program;
+    if (options_.reuse_programs && !program.empty() && built[i].library.empty()) {
+      auto earlier = programs_.find(program);
+      copy_measurement(candidates[i], earlier != programs_.end() ? earlier->second : batch_programs.at(program), records[i]);
+    } else {
+      run_candidate(candidates[i], built[i], best_seconds, records[i]);
+      if (options_.reuse_programs && !program.empty()) {
+        batch_programs[program] = records[i];
+        if (outcome_of_the_program(records[i].error)) programs_.emplace(program, records[i]);
+      }
+    }
     if (!result_rejection(records[i]) && (best_seconds <= 0 || records[i].seconds < best_seconds)) best_seconds = records[i].seconds;
     if (on_record) on_record(records[i]);
   }
@@ -120,6 +143,14 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, 
     if (!b.library.empty()) std::filesystem::remove(b.library, ec);
   }
   return records;
+}
+
+void Measurer::copy_measurement(const Candidate& c, const Record& measured, Record& r) {
+  ++reused_;
+  r = measured;
+  r.kernel = c.kernel_name;
+  r.steps = c.state.steps();
+  r.timestamp = static_cast<int64_t>(std::time(nullptr));
 }
 
 void Measurer::run_candidate(const Candidate& c, const BuildResult& built, double best_seconds, Record& r) {

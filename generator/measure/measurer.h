@@ -1,8 +1,12 @@
 // Measurement: candidates are built (builder.h) and then run, checked and timed in a separate
 // worker process (tools/ansor-measure-worker.cpp), restarted whenever a candidate kills it.
 // CUDA candidates run on the GPU and are checked against the naive program run on the CPU.
-// Every candidate comes back as a record: its time, or why it has none. Only one process
-// measures on a target at a time (a lock file), and building and running never overlap.
+// Every candidate comes back as a record: its time, or why it has none. With
+// MeasureOptions::reuse_programs, a candidate whose program (its printed source) this measurer
+// measured before, in this batch or an earlier one, is neither compiled nor run: its record
+// copies that measurement (the search reaches one loop program by several schedules), unless it
+// was a time limit or a failure of the worker. Only one process measures on a target at a time
+// (a lock file), and building and running never overlap.
 #pragma once
 
 #include <functional>
@@ -33,6 +37,9 @@ struct MeasureOptions {
   // target's backend sets it, so that GPU candidates are checked against the CPU); null: with
   // the candidates' own builder.
   const CodeGenerator* reference_generator = nullptr;
+  // Candidates whose program was measured before by this measurer get that measurement (its
+  // time, a compile error, a crash or a wrong result).
+  bool reuse_programs = false;
 };
 
 class Measurer : public CandidateMeasurer {
@@ -51,6 +58,9 @@ class Measurer : public CandidateMeasurer {
   const Target& target() const override { return target_; }
   const KernelCompiler& compiler() const override { return builder_.compiler(); }
   double build_seconds() const override { return builder_.seconds(); }
+  double codegen_seconds() const override { return builder_.codegen_seconds(); }
+  double build_cpu_seconds() const override { return builder_.cpu_seconds(); }
+  int reused() const override { return reused_; }
   double run_seconds() const override { return run_seconds_; }
   // Total time measure() waited for another process to release the measurement lock.
   double lock_wait_seconds() const override { return lock_wait_seconds_; }
@@ -62,6 +72,8 @@ class Measurer : public CandidateMeasurer {
     double tolerance = 0;
   };
   void run_candidate(const Candidate& c, const BuildResult& built, double best_seconds, Record& record);
+  // The record of a candidate whose program was measured as `measured`.
+  void copy_measurement(const Candidate& c, const Record& measured, Record& r);
   const Reference* reference_for(const Candidate& c, std::string& error);
   bool prepare(const std::string& workload, const Reference& ref, std::string& error);
 
@@ -74,6 +86,8 @@ class Measurer : public CandidateMeasurer {
   LineProcess worker_;
   std::map<std::string, Reference> references_;
   std::set<std::string> prepared_;  // workloads the running worker holds
+  std::map<std::string, Record> programs_;  // with reuse_programs: the reusable record of each measured program (BuildResult::program)
+  int reused_ = 0;
   double run_seconds_ = 0;
   double lock_wait_seconds_ = 0;
 };

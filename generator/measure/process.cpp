@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +64,11 @@ struct Running {
   Clock::time_point start;
 };
 
+double cpu_seconds(const rusage& usage) {
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 }  // namespace
 
 std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::string>>& commands, int parallel, double timeout_seconds) {
@@ -89,11 +95,12 @@ std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::stri
       while ((n = ::read(r.out_fd, buf, sizeof(buf))) > 0)
         if (res.output.size() < kMaxOutput) res.output.append(buf, std::min<size_t>(n, kMaxOutput - res.output.size()));
       int status = 0;
-      pid_t done = ::waitpid(r.pid, &status, WNOHANG);
+      rusage usage{};
+      pid_t done = ::wait4(r.pid, &status, WNOHANG, &usage);
       bool late = seconds_since(r.start) > timeout_seconds;
       if (done == 0 && late) {
         kill_group(r.pid);
-        ::waitpid(r.pid, &status, 0);
+        ::wait4(r.pid, &status, 0, &usage);
         res.timed_out = true;
         done = r.pid;
       }
@@ -102,6 +109,7 @@ std::vector<ProcessResult> run_processes(const std::vector<std::vector<std::stri
           if (res.output.size() < kMaxOutput) res.output.append(buf, std::min<size_t>(n, kMaxOutput - res.output.size()));
         if (!res.timed_out) describe_status(status, res);
         res.seconds = seconds_since(r.start);
+        res.cpu_seconds = cpu_seconds(usage);
         ::close(r.out_fd);
         running.erase(running.begin() + static_cast<long>(i));
       } else {

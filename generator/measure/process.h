@@ -18,6 +18,7 @@ struct ProcessResult {
   int signal = 0;      // when a signal ended it
   std::string output;  // standard output and error, at most 64 KiB
   double seconds = 0;
+  double cpu_seconds = 0;  // user and system time of the process and the children it waited for
 
   bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
 };

@@ -85,6 +85,8 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   std::vector<Candidate> batch;
   for (State& s : proposed) batch.push_back({task_.kernel_name, std::move(s)});
   double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds(), wait_before = measurer_.lock_wait_seconds();
+  double codegen_before = measurer_.codegen_seconds();
+  int reused_before = measurer_.reused();
   // Each record is saved as soon as it is measured: an interrupted run loses none.
   std::vector<Record> records = measurer_.measure(batch, summary_.best ? summary_.best->seconds : 0, [&](const Record& r) { cache_.append(r); });
   std::vector<MeasuredCandidate> measured;
@@ -102,18 +104,21 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
   ++rounds_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - round_start).count();
-  // Where the round's time went: the search (propose and update), building, running, and
-  // waiting for another process's measurements; with a budget of its own, how long the kernel
-  // has taken and will take at this pace.
+  // Where the round's time went: the search (propose and update), lowering and printing,
+  // compiling, running, and waiting for another process's measurements; with a budget of its
+  // own, how long the kernel has taken and will take at this pace.
   std::string trials = options_.shared_budget
                            ? fmt::format("{} trials", summary_.measured)
                            : fmt::format("{}/{} trials in {:.0f} s, about {:.0f} s left", summary_.measured, options_.trials, seconds_,
                                          seconds_ / std::max(1, summary_.measured) * trials_left());
-  fmt::print(progress, "[tune] {}: {}, best {}; batch {}: {} built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait {:.1f} s{}\n",
-             task_.kernel_name, trials,
-             summary_.best ? describe_time(*summary_.best, task_.dag->flop_count()) : "none yet",
-             rounds_, measured.size(), measurer_.build_seconds() - build_before, measurer_.run_seconds() - run_before, search_seconds,
-             measurer_.lock_wait_seconds() - wait_before, failed ? fmt::format(", {} failed", failed) : "");
+  int reused = measurer_.reused() - reused_before;
+  fmt::print(progress,
+             "[tune] {}: {}, best {}; batch {}: {} printed in {:.1f} s, built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait "
+             "{:.1f} s{}{}\n",
+             task_.kernel_name, trials, summary_.best ? describe_time(*summary_.best, task_.dag->flop_count()) : "none yet", rounds_,
+             measured.size(), measurer_.codegen_seconds() - codegen_before, measurer_.build_seconds() - build_before,
+             measurer_.run_seconds() - run_before, search_seconds, measurer_.lock_wait_seconds() - wait_before,
+             reused ? fmt::format(", {} programs measured before", reused) : "", failed ? fmt::format(", {} failed", failed) : "");
   progress.flush();
   return static_cast<int>(measured.size());
 }
@@ -122,12 +127,24 @@ TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const Co
                         const TuningCache& cache, const TuneOptions& options, std::ostream& progress,
                         std::function<std::shared_ptr<ProgramScorer>()> scorer) {
   auto start = std::chrono::steady_clock::now();
+  const double codegen = measurer.codegen_seconds(), build = measurer.build_seconds(), build_cpu = measurer.build_cpu_seconds(),
+               run = measurer.run_seconds(), wait = measurer.lock_wait_seconds();
+  const int reused = measurer.reused();
   TuningTask task(kernel_name, std::move(dag), measurer, cache, options, std::move(scorer));
   while (!task.budget_spent() && task.run_round(options.batch_size, progress) > 0) {
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const TuneSummary& summary = task.summary();
-  fmt::print(progress, "[tune] {}: done, {} trials in {:.1f} s ({} failed)\n", kernel_name, summary.measured, total, summary.failed);
+  // The run's time by phase; the search's share is what the others leave (proposing, learning,
+  // and making the policy and its cost model).
+  double printed = measurer.codegen_seconds() - codegen, built = measurer.build_seconds() - build, measured = measurer.run_seconds() - run,
+         waited = measurer.lock_wait_seconds() - wait;
+  fmt::print(progress,
+             "[tune] {}: done, {} trials in {:.1f} s ({} failed), {:.2f} trials/s: printing {:.1f} s, compiling {:.1f} s ({:.1f} s of CPU), "
+             "running {:.1f} s, lock wait {:.1f} s, search and the rest {:.1f} s; {} programs measured before\n",
+             kernel_name, summary.measured, total, summary.failed, summary.measured / std::max(total, 1e-9), printed, built,
+             measurer.build_cpu_seconds() - build_cpu, measured, waited, std::max(0.0, total - printed - built - measured - waited),
+             measurer.reused() - reused);
   return summary;
 }
 

@@ -33,6 +33,9 @@ class FaultInjectingMeasurer : public CandidateMeasurer {
   double build_seconds() const override { return inner_.build_seconds(); }
   double run_seconds() const override { return inner_.run_seconds(); }
   double lock_wait_seconds() const override { return inner_.lock_wait_seconds(); }
+  double codegen_seconds() const override { return inner_.codegen_seconds(); }
+  double build_cpu_seconds() const override { return inner_.build_cpu_seconds(); }
+  int reused() const override { return inner_.reused(); }
 
  private:
   CandidateMeasurer& inner_;

@@ -14,6 +14,7 @@
 
 #include "measure/measurer.h"
 #include "sampler/default_schedule.h"
+#include "schedule/steps.h"
 #include "test_support.h"
 
 namespace ansor {
@@ -60,6 +61,31 @@ TEST_F(BuilderTest, ACompileErrorFailsOnlyItsOwnCandidate) {
   EXPECT_TRUE(fs::exists(built[0].library));
   EXPECT_TRUE(fs::exists(built[2].library));
   EXPECT_EQ(builder.built(), 2);
+}
+
+TEST_F(BuilderTest, CandidatesOfOneProgramShareItsIdentityAndKnownProgramsAreNotCompiled) {
+  Builder builder = make_builder(1);
+  State split(dag_);
+  split.apply(std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{4}));
+  std::vector<std::string> asked;
+  std::vector<BuildResult> built = builder.build({candidate(), candidate(), {"add", split, PlantedFault::None}, candidate(PlantedFault::CompileError)},
+                                                 [&](const std::string& program) {
+                                                   asked.push_back(program);
+                                                   return asked.size() == 2;
+                                                 });
+  ASSERT_EQ(built.size(), 4u);
+  EXPECT_EQ(asked, (std::vector<std::string>{built[0].program, built[1].program, built[2].program, built[3].program}));
+  // The same program under two symbols; another loop program; the same with a fault planted.
+  EXPECT_NE(built[0].symbol, built[1].symbol);
+  EXPECT_EQ(built[0].program, built[1].program);
+  EXPECT_NE(built[2].program, built[0].program);
+  EXPECT_NE(built[3].program, built[0].program);
+  // The second was known: printed, not compiled.
+  EXPECT_TRUE(fs::exists(built[0].library));
+  EXPECT_TRUE(built[1].library.empty());
+  EXPECT_EQ(built[1].error, MeasureError::None);
+  EXPECT_EQ(builder.built(), 2);
+  EXPECT_GT(builder.codegen_seconds(), 0);
 }
 
 TEST_F(BuilderTest, ClangUnitsReadThePreludePrecompiledOnceOthersParseIt) {

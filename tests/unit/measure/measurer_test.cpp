@@ -38,9 +38,10 @@ class MeasurerTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Measurer> make_measurer(double run_timeout = 5, double min_seconds = 0.01, std::string lock_dir = "",
-                                          double early_stop_factor = 10) {
+                                          double early_stop_factor = 10, bool reuse_programs = false) {
     KernelCompiler compiler = make_kernel_compiler();
     MeasureOptions options;
+    options.reuse_programs = reuse_programs;
     options.min_seconds = min_seconds;
     options.early_stop_factor = early_stop_factor;
     options.run_timeout_seconds = run_timeout;
@@ -309,6 +310,61 @@ TEST_F(MeasurerTest, RepeatedMeasurementsOfOneKernel) {
   std::cout << "10 measurements of one kernel: median times from " << lo * 1e6 << " us to " << hi * 1e6 << " us (spread "
             << (hi - lo) / lo * 100 << " %)\n";
   EXPECT_GT(lo, 0);
+}
+
+TEST_F(MeasurerTest, AProgramMeasuredBeforeIsNeitherCompiledNorRunAgain) {
+  auto measurer = make_measurer(5, 0.01, "", 10, true);
+  // One program twice (the search reaches a program by several schedules), another program, and
+  // a candidate that fails to compile.
+  std::vector<Candidate> batch = {{"mm", tiled(), PlantedFault::None},
+                                  {"mm", tiled(), PlantedFault::None},
+                                  {"mm", State(dag_), PlantedFault::None},
+                                  {"mm", tiled(), PlantedFault::CompileError}};
+  std::vector<Record> records = measurer->measure(batch);
+  ASSERT_TRUE(records[0].ok()) << records[0].error_message;
+  EXPECT_EQ(records[1].seconds, records[0].seconds);
+  EXPECT_EQ(records[1].repeats, records[0].repeats);
+  EXPECT_TRUE(records[2].ok()) << records[2].error_message;
+  EXPECT_EQ(records[3].error, MeasureError::CompileError);
+  EXPECT_EQ(measurer->reused(), 1);
+  // Built: the tiled program once, the naive one, and the reference (built on its own).
+  EXPECT_EQ(measurer->built(), 3);
+  // A later batch: the measured programs are reused, their failures too; the record carries
+  // its own schedule.
+  std::vector<Record> later = measurer->measure({{"mm", State(dag_), PlantedFault::None}, {"mm", tiled(), PlantedFault::CompileError}});
+  EXPECT_EQ(later[0].seconds, records[2].seconds);
+  EXPECT_EQ(later[1].error, MeasureError::CompileError);
+  EXPECT_EQ(measurer->reused(), 3);
+  EXPECT_EQ(measurer->built(), 3);
+  EXPECT_EQ(replay(dag_, later[0].steps).signature(), State(dag_).signature());
+}
+
+TEST_F(MeasurerTest, AProgramThatRanPastATimeLimitIsMeasuredAgainInALaterBatch) {
+  KernelCompiler compiler = make_kernel_compiler();
+  MeasureOptions options;
+  options.reuse_programs = true;
+  options.worker_path = ANSOR_TEST_WORKER;
+  options.lock_dir = dir_.string();
+  options.build.runtime_include = default_runtime_include();
+  options.build.work_dir = (dir_ / "work").string();
+  options.build.timeout_seconds = 0.001;  // every compile runs past it
+  Measurer measurer(compiler, detect_host(compiler), cpp_, options);
+  // In its batch, the second candidate of the program shares the first one's outcome...
+  std::vector<Record> records = measurer.measure({{"mm", tiled(), PlantedFault::None}, {"mm", tiled(), PlantedFault::None}});
+  EXPECT_EQ(records[0].error, MeasureError::CompileTimeout);
+  EXPECT_EQ(records[1].error, MeasureError::CompileTimeout);
+  EXPECT_EQ(measurer.reused(), 1);
+  // ... but a time limit may be the busy machine's doing: a later batch tries again.
+  EXPECT_EQ(measurer.measure({{"mm", tiled(), PlantedFault::None}})[0].error, MeasureError::CompileTimeout);
+  EXPECT_EQ(measurer.reused(), 1);
+}
+
+TEST_F(MeasurerTest, WithoutReuseEveryCandidateIsMeasured) {
+  auto measurer = make_measurer();
+  std::vector<Record> records = measurer->measure({{"mm", tiled(), PlantedFault::None}, {"mm", tiled(), PlantedFault::None}});
+  ASSERT_TRUE(records[0].ok() && records[1].ok()) << records[0].error_message << records[1].error_message;
+  EXPECT_EQ(measurer->reused(), 0);
+  EXPECT_EQ(measurer->built(), 3);
 }
 
 }  // namespace

@@ -42,5 +42,14 @@ TEST(MeasureProcessTest, AChildThatExitsReportsItsStatus) {
   EXPECT_EQ(failure.exit_code, 3);
 }
 
+TEST(MeasureProcessTest, ACommandsCpuTimeCountsTheChildrenItWaitedFor) {
+  // The work is done by a child of the command's shell, as a compiler driver's linker is.
+  std::vector<ProcessResult> results =
+      run_processes({{"sh", "-c", "(i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done); true"}, {"true"}}, 2, 60);
+  ASSERT_TRUE(results[0].ok() && results[1].ok());
+  EXPECT_GT(results[0].cpu_seconds, 0);
+  EXPECT_GT(results[0].cpu_seconds, results[1].cpu_seconds);
+}
+
 }  // namespace
 }  // namespace ansor

@@ -111,8 +111,13 @@ TEST_F(TuningLoopTest, ProposeMeasureUpdatePerRound) {
   EXPECT_NE(progress.str().find("[tune] add1: 2/4 trials in "), std::string::npos) << progress.str();
   EXPECT_NE(progress.str().find("[tune] add1: 4/4 trials in "), std::string::npos) << progress.str();
   // Each round says where its time went.
-  std::regex round_line(R"(batch 2: 2 built in [0-9.]+ s, measured in [0-9.]+ s, search [0-9.]+ s, lock wait [0-9.]+ s\n)");
+  std::regex round_line(R"(batch 2: 2 printed in [0-9.]+ s, built in [0-9.]+ s, measured in [0-9.]+ s, search [0-9.]+ s, lock wait [0-9.]+ s\n)");
   EXPECT_TRUE(std::regex_search(progress.str(), round_line)) << progress.str();
+  // ... and so does the whole run.
+  std::regex closing_line(
+      R"(add1: done, 4 trials in [0-9.]+ s \(0 failed\), [0-9.]+ trials/s: printing [0-9.]+ s, compiling [0-9.]+ s \([0-9.]+ s of CPU\), running [0-9.]+ s, )"
+      R"(lock wait [0-9.]+ s, search and the rest [0-9.]+ s; 0 programs measured before\n)");
+  EXPECT_TRUE(std::regex_search(progress.str(), closing_line)) << progress.str();
 }
 
 TEST_F(TuningLoopTest, TheCachesRecordsReachThePolicyFirstAndAnEmptyProposalEndsTheLoop) {
