@@ -77,11 +77,14 @@ std::vector<TransferredRecord> transferred_records(const TuningCache& cache, con
         // The shape's fastest record not yet taken that maps to a new schedule.
         while (next[s] < shapes[s].records.size()) {
           const Record& r = *shapes[s].records[next[s]++];
-          std::string why;
-          std::optional<State> state = map_schedule(r.steps, scope.dag, why);
-          if (!state || !schedules.insert(state->signature()).second) continue;
-          out.push_back({r, std::move(*state), shapes[s].flops / r.seconds / 1e9});
-          break;
+          size_t before = out.size();
+          for (SplitFit fit : {SplitFit::KeepInner, SplitFit::Divisors}) {
+            std::string why;
+            std::optional<State> state = map_schedule(r.steps, scope.dag, fit, why);
+            if (state && out.size() < k && schedules.insert(state->signature()).second)
+              out.push_back({r, std::move(*state), shapes[s].flops / r.seconds / 1e9});
+          }
+          if (out.size() > before) break;
         }
         more = more || next[s] < shapes[s].records.size();
       }

@@ -20,15 +20,17 @@ namespace ansor {
 
 struct TransferredRecord {
   Record record;  // as measured at its own shape
-  State state;    // its steps mapped onto the scope's DAG
+  State state;    // its steps mapped onto the scope's DAG (a record may give two)
   double gflops = 0;  // the record's speed at its own shape
 };
 
-// Up to k successful records of other workloads with the scope DAG's computation key, of
-// distinct mapped schedules. Shapes closest to the scope's (the sum over every tensor dimension
-// of |log(extent ratio)|) come first, each in turn giving its fastest record not yet taken, so
-// that the seeds are the best schedules of several shapes rather than many of one. Records whose
-// DAG does not parse or whose steps do not map are passed over.
+// Up to k distinct schedules mapped from successful records of other workloads with the scope
+// DAG's computation key, each record mapped both ways (shape_transfer.h's SplitFit: whole inner
+// tiles with a ragged tail, then divisors of the extents). Shapes closest to the scope's (the sum
+// over every tensor dimension of |log(extent ratio)|) come first, each in turn giving its
+// fastest record not yet taken, so that the seeds are the best schedules of several shapes
+// rather than many of one. Records whose DAG does not parse or whose steps do not map are
+// passed over.
 std::vector<TransferredRecord> transferred_records(const TuningCache& cache, const RecordScope& scope, size_t k);
 
 }  // namespace ansor

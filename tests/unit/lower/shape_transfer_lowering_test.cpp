@@ -1,5 +1,6 @@
 // A matmul schedule tuned at 512x512x512 (cache/'s first record), mapped to other shapes: the
-// mapped schedule lowers, and where the splits go ragged it computes what the naive program does.
+// mapped schedule lowers, and mapped either way to a shape where every split shrinks or goes
+// ragged, it computes what the naive program does.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -43,7 +44,7 @@ std::shared_ptr<const ComputeDAG> matmul(int64_t m, int64_t n, int64_t k) {
 TEST(ShapeTransferLoweringTest, The512ScheduleMapsTo200By1000AndLowers) {
   ASSERT_NO_THROW(replay(matmul(512, 512, 512), steps_512()));
   std::string why;
-  std::optional<State> mapped = map_schedule(steps_512(), matmul(200, 1000, 512), why);
+  std::optional<State> mapped = map_schedule(steps_512(), matmul(200, 1000, 512), SplitFit::KeepInner, why);
   ASSERT_TRUE(mapped) << why;
   // The 32 vectorized columns and the 8 rows of the register tile stay; rows go ragged
   // (200 = 6 x 32 + 8) and columns keep 2 x 32 per tile (1000 = 15 x 64 + 40).
@@ -56,18 +57,21 @@ TEST(ShapeTransferLoweringTest, The512ScheduleMapsTo200By1000AndLowers) {
 }
 
 TEST(ShapeTransferLoweringTest, TheMappedScheduleComputesTheProductAtARaggedShape) {
-  // Rows 20 < 4 x 8 and columns 100 = 3 x 32 + 4: every level shrinks or goes ragged.
+  // Rows 20 < 4 x 8, columns 100 = 3 x 32 + 4, k 12 = 8 + 4.
   auto dag = matmul(20, 100, 12);
   std::string why;
-  std::optional<State> mapped = map_schedule(steps_512(), dag, why);
-  ASSERT_TRUE(mapped) << why;
-  LoweredKernel lowered = lower_state(*mapped, "mm");
   LoweredKernel naive = lower_state(State(dag), "naive");
-  std::vector<std::vector<double>> expected = test::random_args(naive, 5), args = expected;
+  std::vector<std::vector<double>> expected = test::random_args(naive, 5);
   interpret(naive, expected);
-  interpret(lowered, args);
-  ASSERT_EQ(args.size(), expected.size());
-  for (size_t i = 0; i < args.back().size(); ++i) ASSERT_NEAR(args.back()[i], expected.back()[i], 1e-9) << "element " << i;
+  for (SplitFit fit : {SplitFit::KeepInner, SplitFit::Divisors}) {
+    std::optional<State> mapped = map_schedule(steps_512(), dag, fit, why);
+    ASSERT_TRUE(mapped) << why;
+    LoweredKernel lowered = lower_state(*mapped, "mm");
+    std::vector<std::vector<double>> args = test::random_args(naive, 5);
+    interpret(lowered, args);
+    ASSERT_EQ(args.size(), expected.size());
+    for (size_t i = 0; i < args.back().size(); ++i) ASSERT_NEAR(args.back()[i], expected.back()[i], 1e-9) << "element " << i;
+  }
 }
 
 }  // namespace

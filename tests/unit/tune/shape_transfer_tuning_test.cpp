@@ -96,19 +96,22 @@ TEST_F(ShapeTransferTuningTest, TheOtherShapesRecordsAreMappedAndMeasuredBeforeT
   std::vector<StepPtr> steps = add_record("wide", 16);
   std::ostringstream progress;
   TuneSummary summary = tune_narrow(5, 8, progress);
-  // Round one: the default schedule and the mapped record, no proposal; then the search.
-  EXPECT_EQ(transfer_log().calls, (std::vector<std::string>{"update 2", "propose 3", "update 3"}));
-  EXPECT_EQ(summary.transferred, 1);
+  // Round one: the default schedule and the record mapped both ways, no proposal; then the search.
+  EXPECT_EQ(transfer_log().calls, (std::vector<std::string>{"update 3", "propose 2", "update 2"}));
+  EXPECT_EQ(summary.transferred, 2);
   ASSERT_EQ(transfer_log().updates.size(), 5u);
-  std::string why;
-  std::optional<State> mapped = map_schedule(steps, test::dag_of(program_, "narrow"), why);
-  ASSERT_TRUE(mapped) << why;
-  const MeasuredCandidate& seed = transfer_log().updates[1];
-  EXPECT_EQ(seed.state.signature(), mapped->signature());
-  // 24 keeps the inner 16, and 24 / 16 = 1 of the 4: ragged, and measured correct.
-  EXPECT_EQ(std::dynamic_pointer_cast<const SplitStep>(seed.record.steps.at(0))->lengths, (std::vector<int64_t>{1, 16}));
-  EXPECT_TRUE(seed.record.ok()) << seed.record.error_message;
-  EXPECT_NE(progress.str().find("[tune] narrow: no record of its own; 1 schedule of the same computation at 1 other shape"), std::string::npos)
+  // 24 keeps the inner 16 and 24 / 16 = 1 of the 4 (ragged); or divisors 2 x 12. Both measured correct.
+  const std::vector<std::pair<SplitFit, std::vector<int64_t>>> fits = {{SplitFit::KeepInner, {1, 16}}, {SplitFit::Divisors, {2, 12}}};
+  for (size_t i = 0; i < fits.size(); ++i) {
+    std::string why;
+    std::optional<State> mapped = map_schedule(steps, test::dag_of(program_, "narrow"), fits[i].first, why);
+    ASSERT_TRUE(mapped) << why;
+    const MeasuredCandidate& seed = transfer_log().updates[i + 1];
+    EXPECT_EQ(seed.state.signature(), mapped->signature());
+    EXPECT_EQ(std::dynamic_pointer_cast<const SplitStep>(seed.record.steps.at(0))->lengths, fits[i].second);
+    EXPECT_TRUE(seed.record.ok()) << seed.record.error_message;
+  }
+  EXPECT_NE(progress.str().find("[tune] narrow: no record of its own; 2 schedules of the same computation at 1 other shape"), std::string::npos)
       << progress.str();
 }
 
