@@ -78,7 +78,7 @@ std::vector<TransferredRecord> transferred_records(const TuningCache& cache, con
         while (next[s] < shapes[s].records.size()) {
           const Record& r = *shapes[s].records[next[s]++];
           size_t before = out.size();
-          for (SplitFit fit : {SplitFit::KeepInner, SplitFit::Divisors}) {
+          for (SplitFit fit : {SplitFit::Divisors, SplitFit::KeepInner}) {
             std::string why;
             std::optional<State> state = map_schedule(r.steps, scope.dag, fit, why);
             if (state && out.size() < k && schedules.insert(state->signature()).second)

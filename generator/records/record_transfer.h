@@ -25,8 +25,9 @@ struct TransferredRecord {
 };
 
 // Up to k distinct schedules mapped from successful records of other workloads with the scope
-// DAG's computation key, each record mapped both ways (shape_transfer.h's SplitFit: whole inner
-// tiles with a ragged tail, then divisors of the extents). Shapes closest to the scope's (the sum
+// DAG's computation key, each record mapped both ways (shape_transfer.h's SplitFit): divisors of
+// the extents first, then whole inner tiles with a ragged tail (faster only where lowering
+// takes the tail's guard out of the tile: docs/search.md). Shapes closest to the scope's (the sum
 // over every tensor dimension of |log(extent ratio)|) come first, each in turn giving its
 // fastest record not yet taken, so that the seeds are the best schedules of several shapes
 // rather than many of one. Records whose DAG does not parse or whose steps do not map are

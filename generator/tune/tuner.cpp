@@ -77,7 +77,9 @@ void TuningTask::find_seeds(std::ostream& progress) {
     seeds_.push_back(std::move(t.state));
   }
   if (!seeds_.empty())
-    fmt::print(progress, "[tune] {}: no record of its own; {} schedule{} of the same computation at {} other shape{} (up to {:.1f} GFLOP/s there) seed the search\n",
+    fmt::print(progress,
+               "[tune] {}: no record of its own; {} schedule{} of the same computation at {} other shape{} (up to {:.1f} GFLOP/s there) "
+               "seed the search\n",
                task_.kernel_name, seeds_.size(), seeds_.size() == 1 ? "" : "s", sources.size(), sources.size() == 1 ? "" : "s", best_gflops);
 }
 

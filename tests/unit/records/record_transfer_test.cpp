@@ -84,8 +84,8 @@ TEST_F(RecordTransferTest, ARecordWhoseLengthsDoNotDivideGivesBothFits) {
   cache.append(split_record(*other, 16, 1e-6));
   std::vector<TransferredRecord> found = transferred_records(cache, {own, kTarget, kCompiler}, 8);
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(rows_of(found[0]), 16);  // ragged: 2 x 16 cover 24
-  EXPECT_EQ(rows_of(found[1]), 12);  // the divisor of 24 nearest to 16
+  EXPECT_EQ(rows_of(found[0]), 12);  // the divisor of 24 nearest to 16
+  EXPECT_EQ(rows_of(found[1]), 16);  // ragged: 2 x 16 cover 24
   EXPECT_EQ(transferred_records(cache, {own, kTarget, kCompiler}, 1).size(), 1u);
 }
 

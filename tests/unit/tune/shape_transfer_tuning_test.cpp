@@ -100,8 +100,8 @@ TEST_F(ShapeTransferTuningTest, TheOtherShapesRecordsAreMappedAndMeasuredBeforeT
   EXPECT_EQ(transfer_log().calls, (std::vector<std::string>{"update 3", "propose 2", "update 2"}));
   EXPECT_EQ(summary.transferred, 2);
   ASSERT_EQ(transfer_log().updates.size(), 5u);
-  // 24 keeps the inner 16 and 24 / 16 = 1 of the 4 (ragged); or divisors 2 x 12. Both measured correct.
-  const std::vector<std::pair<SplitFit, std::vector<int64_t>>> fits = {{SplitFit::KeepInner, {1, 16}}, {SplitFit::Divisors, {2, 12}}};
+  // Divisors of 24, 2 x 12; or the inner 16 kept and 24 / 16 = 1 of the 4 (ragged). Both measured correct.
+  const std::vector<std::pair<SplitFit, std::vector<int64_t>>> fits = {{SplitFit::Divisors, {2, 12}}, {SplitFit::KeepInner, {1, 16}}};
   for (size_t i = 0; i < fits.size(); ++i) {
     std::string why;
     std::optional<State> mapped = map_schedule(steps, test::dag_of(program_, "narrow"), fits[i].first, why);
