@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <limits>
+#include <set>
 
 #include "backend/backend_registry.h"
 #include "records/record_filter.h"
+#include "records/record_transfer.h"
 #include "sampler/default_schedule.h"
 #include "tune/learned_scorer.h"
 
@@ -59,17 +62,45 @@ void TuningTask::load_known(const TuningCache& cache) {
   if (!known.empty()) policy_->update(known);
 }
 
+void TuningTask::find_seeds(std::ostream& progress) {
+  seeds_looked_for_ = true;
+  if (summary_.best || options_.transfer_seeds <= 0) return;
+  RecordScope scope{task_.dag, measurer_.target().to_string(), measurer_.compiler().identity()};
+  std::vector<TransferredRecord> found = transferred_records(cache_, scope, static_cast<size_t>(options_.transfer_seeds));
+  const std::string default_signature = default_schedule_ ? default_schedule_->signature() : std::string();
+  std::set<std::string> sources;
+  double best_gflops = 0;
+  for (TransferredRecord& t : found) {
+    if (t.state.signature() == default_signature) continue;
+    sources.insert(t.record.workload_key);
+    best_gflops = std::max(best_gflops, t.gflops);
+    seeds_.push_back(std::move(t.state));
+  }
+  if (!seeds_.empty())
+    fmt::print(progress,
+               "[tune] {}: no record of its own; {} schedule{} of the same computation at {} other shape{} (up to {:.1f} GFLOP/s there) "
+               "seed the search\n",
+               task_.kernel_name, seeds_.size(), seeds_.size() == 1 ? "" : "s", sources.size(), sources.size() == 1 ? "" : "s", best_gflops);
+}
+
 int TuningTask::run_round(int n, std::ostream& progress) {
   int wanted = std::min(n, trials_left());
   if (wanted <= 0) return 0;
   auto round_start = std::chrono::steady_clock::now();
+  if (!seeds_looked_for_) find_seeds(progress);
   // The default schedule (what the kernel gets without a record) is measured first, once: a
   // search that has not found better yet never leaves the kernel slower than no tuning at all.
-  int from_policy = wanted - (default_schedule_ ? 1 : 0);
+  // Schedules mapped from other shapes come next, before the search proposes anything, so that
+  // its first generation grows from them.
+  int from_policy = seeds_.empty() ? wanted - (default_schedule_ ? 1 : 0) : 0;
   auto search_start = std::chrono::steady_clock::now();
   std::vector<State> proposed = from_policy > 0 ? policy_->propose(from_policy) : std::vector<State>{};
   double search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
   const bool default_first = default_schedule_.has_value();
+  const int seeds = static_cast<int>(std::min(seeds_.size(), static_cast<size_t>(wanted - (default_first ? 1 : 0))));
+  proposed.insert(proposed.begin(), std::make_move_iterator(seeds_.begin()), std::make_move_iterator(seeds_.begin() + seeds));
+  seeds_.erase(seeds_.begin(), seeds_.begin() + seeds);
+  summary_.transferred += seeds;
   if (default_schedule_) {
     const std::string signature = default_schedule_->signature();
     proposed.erase(std::remove_if(proposed.begin(), proposed.end(), [&](const State& s) { return s.signature() == signature; }),

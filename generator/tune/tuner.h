@@ -31,6 +31,10 @@ struct TuneOptions {
   // The trials come from a budget shared by several kernels (the task scheduler's): progress
   // lines count this kernel's trials without a per-kernel budget.
   bool shared_budget = false;
+  // A kernel with no usable record of its own for the target first measures up to this many
+  // schedules of the same computation at other shapes (records/record_transfer.h), which seed
+  // its search; 0: none.
+  int transfer_seeds = 12;
 };
 
 struct TuneSummary {
@@ -41,6 +45,7 @@ struct TuneSummary {
   // (+infinity for failures), so that a resumed run knows the tuning history.
   std::vector<double> earlier_seconds;
   std::optional<double> default_seconds;  // the default schedule's time, once measured (now or before)
+  int transferred = 0;  // schedules mapped from other shapes' records measured in this run
 };
 
 class TuningTask {
@@ -65,6 +70,8 @@ class TuningTask {
  private:
   void load_known(const TuningCache& cache);
   void consider_best(const Record& r);
+  // On the first round of a kernel without a usable record: the seeds mapped from other shapes.
+  void find_seeds(std::ostream& progress);
 
   SearchTask task_;
   CandidateMeasurer& measurer_;
@@ -75,6 +82,8 @@ class TuningTask {
   int rounds_ = 0;
   double seconds_ = 0;  // spent in this task's rounds
   std::optional<State> default_schedule_;  // until it is measured (or found in the cache)
+  bool seeds_looked_for_ = false;
+  std::vector<State> seeds_;  // mapped from other shapes, until measured
 };
 
 // Rounds of options.batch_size until options.trials are measured or the policy runs out of new

@@ -51,7 +51,9 @@ run "$WORK_DIR/more.log" tune --total-trials 16 --scheduler round-robin
 [[ $(records) -eq 16 ]] || fail "expected 16 records after continuing, found $(records)"
 grep -q '(10 in the cache, 6 to go), round-robin scheduler' "$WORK_DIR/more.log" || fail "the continued run did not count the cache"
 # The resumed run skips the warm-up: its rounds go round robin over the kernels in order.
-steps=$(sed -e 's/.*"steps":\(\[.*\]\),"target".*/\1/' "$cache"/*.jsonl)
+# Per kernel: mm_large starts from mm_small's schedules (the same computation), so the same steps
+# may serve both.
+steps=$(sed -e 's/.*"steps":\(\[.*\]\),"target".*"workload":"\([0-9a-f]*\)".*/\2 \1/' "$cache"/*.jsonl)
 [[ $(sort <<<"$steps" | uniq -d | wc -l) -eq 0 ]] || fail "a schedule was measured twice (see $cache)"
 
 step "objective f3 needs reference latencies"

@@ -90,6 +90,11 @@ Subcommand add_tune(CLI::App& app, Input& input) {
       ->check(known_policy())
       ->capture_default_str();
   cmd->add_option("--seed", c->tune.seed, "seed of the search");
+  cmd->add_option("--transfer-seeds", c->tune.transfer_seeds,
+                  "a kernel with no record of its own first measures up to this many schedules of the same computation at other "
+                  "shapes in the cache, mapped to its own (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--batch", c->tune.batch_size, "schedules measured per batch")->capture_default_str();
   cmd->add_option("--min-seconds", c->session.min_seconds, "timed calls of a candidate add up to at least this")->capture_default_str();
   cmd->add_option("--early-stop", c->session.early_stop_factor,

@@ -220,6 +220,20 @@ TEST_F(CliTest, AKernelsOwnGpuTargetInACpuLibraryIsRefusedBeforeAnythingIsWritte
   EXPECT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--schedule", "naive", "--kernel", "add1"}), 0) << err_.str();
 }
 
+TEST_F(CliTest, ScheduledTuningSeedsAKernelWithoutRecordsFromAnotherShapesRecords) {
+  ::setenv("ANSOR_MEASURE_WORKER", ANSOR_TEST_WORKER, 1);
+  std::string def = write("shapes.def",
+                          "kernel wide {\n  X = input f32[64]\n  Y[i:64] = X[i] * 2.0\n}\n"
+                          "kernel narrow {\n  X = input f32[24]\n  Y[i:24] = X[i] * 2.0\n}\n");
+  const std::string cache = (dir_ / "cache").string();
+  ASSERT_EQ(run({"tune", def, "--cache", cache, "--kernel", "wide", "--trials", "3", "--batch", "3", "--min-seconds", "0.001"}), 0)
+      << err_.str() << out_.str();
+  EXPECT_EQ(out_.str().find("seed the search"), std::string::npos) << out_.str();
+  ASSERT_EQ(run({"tune", def, "--cache", cache, "--total-trials", "7", "--batch", "2", "--min-seconds", "0.001"}), 0) << err_.str() << out_.str();
+  EXPECT_NE(out_.str().find("[tune] narrow: no record of its own; "), std::string::npos) << out_.str();
+  EXPECT_EQ(out_.str().find("[tune] wide: no record of its own"), std::string::npos) << out_.str();
+}
+
 TEST_F(CliTest, TuneUsesAKernelsOwnTarget) {
   ::setenv("ANSOR_MEASURE_WORKER", ANSOR_TEST_WORKER, 1);
   std::string host = detect_host(make_kernel_compiler()).to_string();
