@@ -344,4 +344,14 @@ Expr simplify(const Expr& e, const RangeMap& ranges) { return Simplifier(ranges)
 
 bool can_prove(const Expr& cond, const RangeMap& ranges) { return is_const_int(simplify(cond, ranges), 1); }
 
+void split_conjuncts(const Expr& c, std::vector<Expr>& out) {
+  auto* b = c->as<BinaryNode>();
+  if (b && b->op == BinaryOp::And) {
+    split_conjuncts(b->a, out);
+    split_conjuncts(b->b, out);
+  } else {
+    out.push_back(c);
+  }
+}
+
 }  // namespace ansor

@@ -59,6 +59,9 @@ Expr from_linear(const LinearForm& f, DType t = kIndexType);
 // comparisons, min and max decided by bounds are folded. Float arithmetic is left untouched.
 Expr simplify(const Expr& e, const RangeMap& ranges = {});
 
+// Appends the conjuncts of a condition to `out`: a && (b && c) gives a, b, c.
+void split_conjuncts(const Expr& c, std::vector<Expr>& out);
+
 // Whether cond is provably true for all values in ranges.
 bool can_prove(const Expr& cond, const RangeMap& ranges);
 

@@ -193,16 +193,6 @@ class VectorLegalizer {
     return from_linear(rest);
   }
 
-  static void split_conjuncts(const Expr& c, std::vector<Expr>& out) {
-    auto* b = c->as<BinaryNode>();
-    if (b && b->op == BinaryOp::And) {
-      split_conjuncts(b->a, out);
-      split_conjuncts(b->b, out);
-    } else {
-      out.push_back(c);
-    }
-  }
-
   bool vectorizable(const Stmt& s, const VarNode* v) const {
     switch (s->kind) {
       case StmtKind::Store: {

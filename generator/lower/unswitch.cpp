@@ -26,16 +26,6 @@ bool is_integer_comparison(const Expr& c) {
   return b->op == BinaryOp::LT || b->op == BinaryOp::LE || b->op == BinaryOp::GT || b->op == BinaryOp::GE;
 }
 
-void split_conjuncts(const Expr& c, std::vector<Expr>& out) {
-  auto* b = c->as<BinaryNode>();
-  if (b && b->op == BinaryOp::And) {
-    split_conjuncts(b->a, out);
-    split_conjuncts(b->b, out);
-  } else {
-    out.push_back(c);
-  }
-}
-
 // The condition under which comparison c holds for every value of the inner loops (each from 0
 // to its extent - 1): c at the inner values where its left side minus its right side is
 // largest (for < and <=) or smallest (> and >=). Nothing when that difference is not linear in
