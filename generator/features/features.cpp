@@ -407,7 +407,8 @@ class FeatureExtractor {
     for (int64_t k = 0; k < static_cast<int64_t>(combinations); ++k) {
       VarMap values;
       for (size_t u = 0; u < used.size(); ++u) values.emplace_back(used[u]->var.get(), int_imm(at[u]));
-      const int64_t* n = as_const_int(simplify(substitute(lanes->active_lanes, values)));
+      const Expr active = simplify(substitute(lanes->active_lanes, values));
+      const int64_t* n = as_const_int(active);
       wasted += n ? left(static_cast<double>(*n)) : 0;
       for (size_t u = used.size(); u-- > 0;) {
         if (++at[u] < used[u]->extent) break;
