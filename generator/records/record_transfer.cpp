@@ -10,6 +10,7 @@
 #include "dag/computation_key.h"
 #include "dag/dag_text.h"
 #include "records/record_match.h"
+#include "target/target.h"
 #include "schedule/shape_transfer.h"
 
 namespace ansor {
@@ -65,6 +66,9 @@ std::vector<SourceShape> source_shapes(const std::vector<Record>& records, const
 
 std::vector<TransferredRecord> transferred_records(const TuningCache& cache, const RecordScope& scope, size_t k) {
   std::vector<TransferredRecord> out;
+  // Vectors keep the run's full width along the axis they run on (a CPU's; GPUs have none).
+  const Target run_target = parse_target(scope.target);
+  const int64_t vector_lanes = run_target.kind == Target::Kind::Cuda ? 0 : run_target.vector_bits() / 32;
   for (const std::string& target : serving_targets(cache.targets(), scope.target)) {
     std::vector<Record> records = cache.load(target).records;
     std::vector<SourceShape> shapes = source_shapes(records, scope);
@@ -80,7 +84,7 @@ std::vector<TransferredRecord> transferred_records(const TuningCache& cache, con
           size_t before = out.size();
           for (SplitFit fit : {SplitFit::Divisors, SplitFit::KeepInner}) {
             std::string why;
-            std::optional<State> state = map_schedule(r.steps, scope.dag, fit, why);
+            std::optional<State> state = map_schedule(r.steps, scope.dag, fit, why, vector_lanes);
             if (state && out.size() < k && schedules.insert(state->signature()).second)
               out.push_back({r, std::move(*state), shapes[s].flops / r.seconds / 1e9});
           }

@@ -33,12 +33,15 @@ enum class SplitFit : uint8_t {
 };
 
 // Split lengths (innermost last) for a loop of `extent`. Undecided lengths (0) stay undecided;
-// an unknown extent (< 1) keeps them all.
-std::vector<int64_t> adapt_split_lengths(const std::vector<int64_t>& lengths, int64_t extent, SplitFit fit);
+// an unknown extent (< 1) keeps them all. With whole_lanes > 1, an innermost length that is a
+// whole number of such vectors stays one: the divisor fit takes the nearest divisor that is
+// (no wider than the length), and keeps the length (a ragged tail) where the extent has none.
+std::vector<int64_t> adapt_split_lengths(const std::vector<int64_t>& lengths, int64_t extent, SplitFit fit, int64_t whole_lanes = 0);
 
 // The steps replayed on `dag`, splits adapted; nullopt, with the reason in `why`, when a step
-// does not apply.
+// does not apply. vector_lanes (the target's f32 vector width, 0 for none) keeps the splits of
+// a stage's innermost data axis, the one its vectors run along, in whole vectors.
 std::optional<State> map_schedule(const std::vector<StepPtr>& steps, const std::shared_ptr<const ComputeDAG>& dag, SplitFit fit,
-                                  std::string& why);
+                                  std::string& why, int64_t vector_lanes = 0);
 
 }  // namespace ansor

@@ -33,6 +33,35 @@ TEST(ShapeTransferTest, DivisorsNearestToTheLengthsLeaveNoTail) {
   EXPECT_EQ(adapt_split_lengths({4, 16}, 24, kFit), (std::vector<int64_t>{2, 12}));
 }
 
+// Along a vector axis (16 lanes here) an innermost length of whole vectors stays whole: the
+// divisor fit takes a divisor of whole vectors where the extent has one and keeps the length,
+// with a ragged tail, where it has none; other lengths fit as before.
+TEST(ShapeTransferTest, WholeVectorsStayWholeAlongTheVectorAxis) {
+  EXPECT_EQ(adapt_split_lengths({2, 1, 32}, 1000, SplitFit::Divisors, 16), (std::vector<int64_t>{1, 1, 32}));
+  EXPECT_EQ(adapt_split_lengths({2, 1, 32}, 960, SplitFit::Divisors, 16), (std::vector<int64_t>{2, 1, 32}));
+  EXPECT_EQ(adapt_split_lengths({2, 64}, 1200, SplitFit::Divisors, 16), (std::vector<int64_t>{1, 48}));
+  EXPECT_EQ(adapt_split_lengths({4, 16}, 24, SplitFit::Divisors, 16), (std::vector<int64_t>{1, 16}));
+  EXPECT_EQ(adapt_split_lengths({8, 2, 64}, 200, SplitFit::KeepInner, 16), (std::vector<int64_t>{1, 2, 64}));
+  EXPECT_EQ(adapt_split_lengths({4, 64}, 40, SplitFit::KeepInner, 16), (std::vector<int64_t>{1, 32}));
+  // A length that was not whole vectors, or an extent under one vector, fits as before.
+  EXPECT_EQ(adapt_split_lengths({4, 1, 8}, 200, SplitFit::Divisors, 16), (std::vector<int64_t>{5, 1, 8}));
+  EXPECT_EQ(adapt_split_lengths({4, 16}, 10, SplitFit::KeepInner, 16), (std::vector<int64_t>{1, 10}));
+}
+
+// map_schedule keeps whole vectors only along a stage's last data axis, the vector axis.
+TEST(ShapeTransferTest, OnlyTheVectorAxisKeepsWholeVectors) {
+  auto from = test::DagBuilder().input("X", {512, 512}).compute("Y", {512, 512}, [](const auto& ij) { return load("X", DType::F32, ij); }, {"i", "j"}).build();
+  auto to = test::DagBuilder().input("X", {1000, 1000}).compute("Y", {1000, 1000}, [](const auto& ij) { return load("X", DType::F32, ij); }, {"i", "j"}).build();
+  State s(from);
+  s.apply(std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{32}));
+  s.apply(std::make_shared<SplitStep>(1, 2, std::vector<int64_t>{32}));
+  std::string why;
+  std::optional<State> mapped = map_schedule(s.steps(), to, SplitFit::Divisors, why, 16);
+  ASSERT_TRUE(mapped) << why;
+  EXPECT_EQ(std::dynamic_pointer_cast<const SplitStep>(mapped->steps()[0])->lengths, (std::vector<int64_t>{40}));  // i: a divisor
+  EXPECT_EQ(std::dynamic_pointer_cast<const SplitStep>(mapped->steps()[1])->lengths, (std::vector<int64_t>{32}));  // j: whole vectors
+}
+
 TEST(ShapeTransferTest, SplitsFollowTheNewExtentsAndFollowSplitsFollowThem) {
   auto big = test::DagBuilder().input("X", {512, 64}).compute("Y", {512, 64}, [](const auto& ij) { return load("X", DType::F32, ij); }, {"i", "j"}).build();
   auto small = test::DagBuilder().input("X", {100, 64}).compute("Y", {100, 64}, [](const auto& ij) { return load("X", DType::F32, ij); }, {"i", "j"}).build();
