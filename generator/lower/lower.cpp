@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "ir/arith.h"
@@ -257,6 +258,58 @@ class Lowerer {
     int level;  // the innermost own loop it depends on, -1 for none
   };
 
+  // Whether stage s may compute, unguarded, the elements past its tensor's edges that its ragged
+  // tiles overshoot: it keeps them in its own local buffer, where they fit (its region is a
+  // whole tile, not one clipped to the tensor) and no consumer reads them for an element it keeps; every load it makes stays inside a buffer
+  // that holds initialised values there (packed inputs are padded with zeros to whole tiles, a
+  // local producer overshoots the same way); and no integer division by a variable can trap.
+  // Such a tile's body is then written once, unguarded, and only the copy-out to the output
+  // keeps the guard (a masked last vector), as oneDNN's kernels store a tile.
+  bool overshoots_unguarded(int s) const {
+    if (auto known = overshoots_.find(s); known != overshoots_.end()) return known->second;
+    overshoots_[s] = false;  // a stage that reads itself through a producer stays guarded
+    const Stage& st = state_.stage(s);
+    const StageBounds& in = info(s);
+    if (!in.local || st.scope == MemoryScope::Shared) return false;
+    for (int d = 0; d < st.num_spatial_roots(); ++d)
+      if (!Interval::range(in.region_extent[d]).contains(bound_of(in.offsets[d], nest_.ranges()))) return false;
+    VarMap values = nest_.root_values(s);
+    std::vector<Expr> computed;
+    if (auto* r = in.body->as<ReduceNode>()) {
+      computed.push_back(r->source);
+      if (r->condition) computed.push_back(r->condition);
+    } else {
+      computed.push_back(in.body);
+    }
+    for (Expr& e : computed) e = simplify(to_buffer_coords(substitute(e, values)), nest_.ranges());
+    for (const Expr& e : computed) {
+      bool traps = false;
+      visit_pre_order(e, [&traps](const Expr& n) {
+        auto* b = n->as<BinaryNode>();
+        traps = traps || (b && (b->op == BinaryOp::Div || b->op == BinaryOp::Mod) && dtype_is_int(b->dtype) && !as_const_int(b->b));
+        return !traps;
+      });
+      if (traps) return false;
+      for (const LoadNode* l : collect_loads(e)) {
+        if (l->tensor == st.op->name) continue;
+        const std::vector<int64_t>* shape = nullptr;
+        for (const PackedLayout* p : packed_)
+          if (p->tensor == l->tensor) shape = &p->shape;
+        int p = state_.find_stage(l->tensor);
+        if (!shape && p >= 0 && info(p).local) {
+          if (!overshoots_unguarded(p)) return false;
+          shape = &info(p).region_extent;
+        }
+        if (!shape && p >= 0) shape = &state_.stage(p).op->shape;
+        if (!shape || shape->size() != l->indices.size()) return false;
+        for (size_t d = 0; d < l->indices.size(); ++d)
+          if (!Interval::range((*shape)[d]).contains(bound_of(l->indices[d], nest_.ranges()))) return false;
+      }
+    }
+    overshoots_[s] = true;
+    return true;
+  }
+
   int guard_level(const Stage& st, const StageBounds& in, const Expr& cond) const {
     int level = -1;
     for (size_t p = 0; p < st.leaves.size(); ++p)
@@ -270,6 +323,7 @@ class Lowerer {
   std::vector<Guard> make_guards(int s, bool spatial_only) const {
     const Stage& st = state_.stage(s);
     const StageBounds& in = info(s);
+    const bool overshoot = overshoots_unguarded(s);
     std::vector<Guard> guards;
     // A split of a split's part can require what its parent's split already does: once is enough.
     auto require = [&](const Expr& cond) {
@@ -281,10 +335,11 @@ class Lowerer {
       if (rel.kind != IterRelation::Kind::Split) continue;
       int parent = rel.inputs[0];
       if (spatial_only && in.reduce_node[parent]) continue;
+      if (overshoot && !in.reduce_node[parent]) continue;
       Expr v = simplify(in.values[parent], nest_.ranges());
       if (bound_of(v, nest_.ranges()).max >= in.extents[parent]) require(lt(v, int_imm(in.extents[parent])));
     }
-    if (in.local) {
+    if (in.local && !overshoot) {
       for (int d = 0; d < st.num_spatial_roots(); ++d) {
         Expr global = simplify(add(in.region_min[d], in.offsets[d]), nest_.ranges());
         require(lt(global, int_imm(st.op->shape[d])));
@@ -534,6 +589,7 @@ class Lowerer {
   const State& state_;
   LoopNest nest_;
   std::vector<const PackedLayout*> packed_;
+  mutable std::map<int, bool> overshoots_;  // overshoots_unguarded, per stage
   int unroll_step_ = 0;  // the largest auto_unroll_max_step of the stages being built
   std::map<std::string, int> unroll_steps_;
 };

@@ -79,14 +79,7 @@ class GuardUnswitcher {
     } else if (!u->condition) {
       body = run(u->fast);
     } else {
-      Stmt fast = run(u->fast);
-      // The guards the condition stands for fail somewhere in the slow copy: they are not
-      // unswitched again inside it.
-      const size_t settled = settled_.size();
-      settled_.insert(settled_.end(), u->implied.begin(), u->implied.end());
-      Stmt slow = run(f->body);
-      settled_.resize(settled);
-      body = make_if(u->condition, fast, slow);
+      body = split_where_guarded(f->body, *u);
     }
     ranges_.erase(f->var.get());
     return make_for_like(*f, body);
@@ -131,6 +124,62 @@ class GuardUnswitcher {
     for (const Expr& c : conditions) u.condition = u.condition ? logical_and(u.condition, c) : c;
     if (u.condition) ++unswitches_;
     return u;
+  }
+
+  // The fast and the slow copy of the smallest part of s that holds every guard u stands for:
+  // loops, allocations and statements beside that part stay single, so a tile whose accumulators
+  // are computed unguarded gets two copies of its copy-out only. u's condition does not depend
+  // on the loops inside f, so it holds wherever inside them it is tested.
+  Stmt split_where_guarded(const Stmt& s, const Unswitched& u) {
+    auto* loop = s->as<ForNode>();
+    if (loop && shares_unguarded_part(s, u.implied)) {
+      ranges_[loop->var.get()] = Interval::range(loop->extent);
+      Stmt body = split_where_guarded(loop->body, u);
+      ranges_.erase(loop->var.get());
+      return make_for_like(*loop, body);
+    }
+    auto* a = s->as<AllocateNode>();
+    if (a && shares_unguarded_part(s, u.implied)) return make_allocate(a->buffer, split_where_guarded(a->body, u));
+    if (auto* seq = s->as<SeqNode>(); seq && shares_unguarded_part(s, u.implied)) {
+      std::vector<Stmt> parts;
+      for (const Stmt& x : seq->stmts) parts.push_back(holds_guard(x, u.implied) ? split_where_guarded(x, u) : run(x));
+      return make_seq(std::move(parts));
+    }
+    Stmt fast = run(drop_guards(s, u.implied));
+    // The guards the condition stands for fail somewhere in the slow copy: they are not
+    // unswitched again inside it.
+    const size_t settled = settled_.size();
+    settled_.insert(settled_.end(), u.implied.begin(), u.implied.end());
+    Stmt slow = run(s);
+    settled_.resize(settled);
+    return make_if(u.condition, fast, slow);
+  }
+
+  // Whether s holds statements beside its only part with `guards` that need no copy: through
+  // serial and parallel loops and allocations, down to a sequence with exactly one guarded part.
+  static bool shares_unguarded_part(const Stmt& s, const std::vector<Expr>& guards) {
+    if (auto* loop = s->as<ForNode>())
+      return (loop->for_kind == ForKind::Serial || loop->for_kind == ForKind::Parallel) && shares_unguarded_part(loop->body, guards);
+    if (auto* a = s->as<AllocateNode>()) return shares_unguarded_part(a->body, guards);
+    auto* seq = s->as<SeqNode>();
+    if (!seq) return false;
+    const auto guarded = [&](const Stmt& x) { return holds_guard(x, guards); };
+    return std::count_if(seq->stmts.begin(), seq->stmts.end(), guarded) == 1 && seq->stmts.size() > 1;
+  }
+
+  // Whether a guard inside s has a conjunct among `guards`.
+  static bool holds_guard(const Stmt& s, const std::vector<Expr>& guards) {
+    bool found = false;
+    for_each_stmt(s, [&](const Stmt& x) {
+      auto* i = x->as<IfThenElseNode>();
+      if (found || !i || i->else_case) return;
+      std::vector<Expr> conjuncts;
+      split_conjuncts(i->cond, conjuncts);
+      found = std::any_of(conjuncts.begin(), conjuncts.end(), [&](const Expr& c) {
+        return std::any_of(guards.begin(), guards.end(), [&](const Expr& g) { return structural_equal(g, c); });
+      });
+    });
+    return found;
   }
 
   void collect(const Stmt& s, const ForNode& f, std::vector<InnerLoop>& inner, std::vector<Candidate>& found) const {

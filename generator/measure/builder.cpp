@@ -116,6 +116,13 @@ const std::string& Builder::precompiled_prelude() {
   return prelude_pch_;
 }
 
+double Builder::compile_limit(size_t members) const {
+  const double per_candidate = planner_.candidate_seconds();
+  if (per_candidate <= 0) return options_.timeout_seconds;
+  const double expected = planner_.startup_seconds() + per_candidate * static_cast<double>(members);
+  return std::min(options_.timeout_seconds, std::max(options_.min_timeout_seconds, options_.slow_compile_factor * expected));
+}
+
 void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources) {
   std::vector<std::vector<std::string>> commands;
   for (Unit& u : units) {
@@ -127,8 +134,11 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
     commands.push_back(generator_.compile_command(compiler_.path, compiler_.flags, options_.runtime_include, u.source, u.library,
                                                   CompileOutput::SharedLibrary, precompiled_prelude()));
   }
+  size_t largest = 0;
+  for (const Unit& u : units) largest = std::max(largest, u.members.size());
+  const double limit = compile_limit(largest);
   auto start = std::chrono::steady_clock::now();
-  std::vector<ProcessResult> runs = run_processes(commands, options_.parallel, options_.timeout_seconds);
+  std::vector<ProcessResult> runs = run_processes(commands, options_.parallel, limit);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<Unit> retry;
   for (size_t i = 0; i < units.size(); ++i) {
@@ -146,7 +156,7 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
       res.library = u.library;
       if (r.timed_out) {
         res.error = MeasureError::CompileTimeout;
-        res.message = fmt::format("compilation took longer than {:g} s", options_.timeout_seconds);
+        res.message = fmt::format("compilation took longer than {:.3g} s", limit);
       } else if (!r.ok()) {
         res.error = MeasureError::CompileError;
         res.message = first_lines(r.output, 8);

@@ -38,7 +38,13 @@ struct Candidate {
 struct BuildOptions {
   int parallel = 2;              // compilers at a time
   int per_unit = 0;              // candidates per translation unit; 0: planned from compile times (unit_planner.h)
-  double timeout_seconds = 30;   // per compiler run
+  double timeout_seconds = 30;   // per compiler run, at most
+  // Once compile times are known, a run also stops at this many times what its unit is
+  // expected to take, but not below min_timeout_seconds: a program that compiles far slower
+  // than the others is an over-unrolled one, which rarely runs fastest, and waiting the whole
+  // limit for it (then again, alone) took a third of some kernels' tuning time.
+  double slow_compile_factor = 6;
+  double min_timeout_seconds = 5;
   bool precompile_prelude = true;  // when the compiler is clang
   std::string work_dir;          // where sources and libraries go
   std::string runtime_include;   // the directory holding ansor/kernel_support.h
@@ -82,6 +88,8 @@ class Builder {
     std::vector<size_t> members;
     std::string source, library;
   };
+  // The time limit of a compiler run over `members` candidates.
+  double compile_limit(size_t members) const;
   void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
   // The generator's prelude precompiled once, when the compiler is clang: every unit includes
   // the same runtime headers. Precompiled again when a runtime header changed since (clang

@@ -30,6 +30,8 @@ class UnitPlanner {
 
   // The estimate of one candidate's compile time, without start-up; 0 before any observation.
   double candidate_seconds() const { return candidate_seconds_; }
+  // What a compiler run costs before its first candidate.
+  double startup_seconds() const { return options_.startup_seconds; }
 
  private:
   UnitPlannerOptions options_;

@@ -148,6 +148,33 @@ TEST_F(BuilderTest, ACompilerThatRunsPastItsLimitIsACompileTimeout) {
   EXPECT_EQ(builder.built(), 0);
 }
 
+// Once the builder knows what a candidate costs to compile, a run that takes many times that
+// is stopped long before the 30 s cap: here a compiler that stalls once the flag file exists.
+TEST_F(BuilderTest, ACompileFarSlowerThanTheOthersStopsBeforeTheCap) {
+  fs::create_directories(dir_);
+  const fs::path flag = dir_ / "stall", wrapper = dir_ / "stalling-clang++";
+  {
+    std::ofstream out(wrapper);
+    out << "#!/bin/sh\nif [ -e '" << flag.string() << "' ]; then exec sleep 60; fi\nexec clang++ \"$@\"\n";
+  }
+  fs::permissions(wrapper, fs::perms::owner_all);
+  Builder builder = make_builder(1, 30, wrapper.string());
+  for (const BuildResult& b : builder.build({candidate(), candidate()})) EXPECT_EQ(b.error, MeasureError::None) << b.message;
+  std::ofstream(flag).put('\n');
+  auto start = std::chrono::steady_clock::now();
+  std::vector<BuildResult> built = builder.build({candidate()});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(built.size(), 1u);
+  EXPECT_EQ(built[0].error, MeasureError::CompileTimeout);
+  const std::string said = "longer than ";
+  const size_t at = built[0].message.find(said);
+  ASSERT_NE(at, std::string::npos) << built[0].message;
+  const double limit = std::stod(built[0].message.substr(at + said.size()));
+  EXPECT_GE(limit, 5);
+  EXPECT_LT(limit, 30);
+  EXPECT_LT(seconds, 25);
+}
+
 TEST_F(BuilderTest, SymbolsAreUniqueAcrossBuildersOfOneProcess) {
   // Shared libraries are loaded by symbol into one process: two builders must not reuse one.
   std::set<std::string> symbols;
