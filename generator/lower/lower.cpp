@@ -260,11 +260,12 @@ class Lowerer {
 
   // Whether stage s may compute, unguarded, the elements past its tensor's edges that its ragged
   // tiles overshoot: it keeps them in its own local buffer, where they fit (its region is a
-  // whole tile, not one clipped to the tensor) and no consumer reads them for an element it keeps; every load it makes stays inside a buffer
-  // that holds initialised values there (packed inputs are padded with zeros to whole tiles, a
-  // local producer overshoots the same way); and no integer division by a variable can trap.
-  // Such a tile's body is then written once, unguarded, and only the copy-out to the output
-  // keeps the guard (a masked last vector), as oneDNN's kernels store a tile.
+  // whole tile, not one clipped to the tensor) and no consumer reads them for an element it
+  // keeps; every load it makes stays inside a buffer that holds initialised values there (packed
+  // inputs are padded with zeros to whole tiles, a local producer overshoots the same way); and
+  // no integer division by a variable can trap. Such a tile's body is then written once,
+  // unguarded, and only the copy-out to the output keeps the guard (a masked last vector), as
+  // oneDNN's kernels store a tile.
   bool overshoots_unguarded(int s) const {
     if (auto known = overshoots_.find(s); known != overshoots_.end()) return known->second;
     overshoots_[s] = false;  // a stage that reads itself through a producer stays guarded

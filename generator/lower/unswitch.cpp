@@ -77,7 +77,7 @@ class GuardUnswitcher {
     if (!u) {
       body = run(f->body);
     } else if (!u->condition) {
-      body = run(u->fast);
+      body = run(drop_guards(f->body, u->implied));
     } else {
       body = split_where_guarded(f->body, *u);
     }
@@ -93,8 +93,7 @@ class GuardUnswitcher {
 
   struct Unswitched {
     Expr condition;             // null: the guards hold on every iteration
-    Stmt fast;                  // the body without the guards the condition implies
-    std::vector<Expr> implied;  // those guards
+    std::vector<Expr> implied;  // the guards the condition implies
   };
 
   // The guards inside f's body that depend on f's variable and on loops inside the body (vector
@@ -120,7 +119,6 @@ class GuardUnswitcher {
         conditions.push_back(condition);
     }
     if (u.implied.empty()) return std::nullopt;
-    u.fast = drop_guards(f.body, u.implied);
     for (const Expr& c : conditions) u.condition = u.condition ? logical_and(u.condition, c) : c;
     if (u.condition) ++unswitches_;
     return u;
