@@ -66,7 +66,7 @@ Kernel load_kernel(const std::string& text, const std::string& name) {
 State tune_to_budget(const Kernel& kernel, Measurer& measurer, const TuningCache& cache, TuneOptions options) {
   RecordScope scope{std::make_shared<const ComputeDAG>(kernel.dag), measurer.target().to_string(), measurer.compiler().identity()};
   for (const Record& r : cache.load(scope.target).records)
-    if (check_record(r, scope).state) --options.trials;
+    if (!r.remeasure && check_record(r, scope).state) --options.trials;
   options.trials = std::max(0, options.trials);
   TuneSummary summary = tune_kernel(kernel.name, scope.dag, measurer, cache, options, std::cout);
   if (!summary.best) throw std::runtime_error("no schedule of " + kernel.name + " could be measured");

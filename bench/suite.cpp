@@ -108,13 +108,15 @@ struct CurvePoint {
   double best_gflops;
 };
 
-// Each kernel's tuning curve from the records of the cache, in the order they were appended.
+// Each kernel's tuning curve from the records of the cache, in the order they were appended: its
+// trials, at the best single measurement so far (what the search saw); the confirmations of
+// the fastest schedules are no trials.
 std::vector<CurvePoint> tuning_curve(const std::vector<Record>& records, const RecordScope& scope, double flops) {
   std::vector<CurvePoint> curve;
   std::optional<int64_t> first;
   double best = 0;
   for (const Record& r : records) {
-    if (!check_record(r, scope).usable()) continue;
+    if (r.remeasure || !check_record(r, scope).usable()) continue;
     if (!first) first = r.timestamp;
     if (r.ok() && r.seconds > 0) best = std::max(best, flops / r.seconds / 1e9);
     curve.push_back({static_cast<int>(curve.size()) + 1, r.timestamp - *first, best});

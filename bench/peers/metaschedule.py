@@ -23,15 +23,22 @@ import tempfile
 import threading
 import time
 
+# TVM's runtime takes its thread count from TVM_NUM_THREADS, else from the physical cores it
+# detects, which on a 2-vCPU virtual machine was 1: set before tvm is imported, and checked
+# against --cores in main().
+os.environ.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
+
 import numpy as np
 import tvm
 from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
 
-def prim_func(tensors):
-    # The function and its arguments' shapes, for timing it on random inputs.
-    return te.create_prim_func(tensors), [[int(d) for d in t.shape] for t in tensors]
+def prim_func(tensors, weights):
+    # The function, its weights marked layout-free (ansor's const inputs: both sides may pack them
+    # once, outside the timing, so MetaSchedule's RewriteLayout may choose their layout too).
+    func = te.create_prim_func(tensors)
+    return func.with_attr("layout_free_buffers", [tensors.index(w) for w in weights])
 
 
 def matmul(m, k, n):
@@ -39,7 +46,7 @@ def matmul(m, k, n):
     b = te.placeholder((k, n), "float32", name="B")
     r = te.reduce_axis((0, k), name="k")
     c = te.compute((m, n), lambda i, j: te.sum(a[i, r] * b[r, j], axis=r), name="C")
-    return prim_func([a, b, c]), 2.0 * m * n * k
+    return prim_func([a, b, c], [b]), 2.0 * m * n * k
 
 
 def conv2d_nhwc_bias_relu(size, channels, filters):
@@ -65,7 +72,7 @@ def conv2d_nhwc_bias_relu(size, channels, filters):
     y = te.compute(
         (1, size, size, filters), lambda n, h, v, k: te.max(conv[n, h, v, k] + bias[k], tvm.tirx.const(0.0, "float32")), name="Y"
     )
-    return prim_func([x, w, bias, y]), 2.0 * size * size * channels * filters * 9
+    return prim_func([x, w, bias, y], [w, bias]), 2.0 * size * size * channels * filters * 9
 
 
 def dense_bias_gelu(m, k, n):
@@ -80,7 +87,7 @@ def dense_bias_gelu(m, k, n):
         return 0.5 * v * (1.0 + te.erf(v * (1.0 / math.sqrt(2.0))))
 
     y = te.compute((m, n), lambda i, j: gelu(dense[i, j] + bias[j]), name="Y")
-    return prim_func([x, w, bias, y]), 2.0 * m * k * n
+    return prim_func([x, w, bias, y], [w, bias]), 2.0 * m * k * n
 
 
 def conv2d_nhwc(size, channels, filters, kernel, pad):
@@ -105,7 +112,7 @@ def conv2d_nhwc(size, channels, filters, kernel, pad):
         lambda n, h, v, k: te.sum(source[n, h + r, v + s, c] * w[r, s, c, k], axis=[r, s, c]),
         name="Y",
     )
-    return prim_func([x, w, y]), 2.0 * out * out * channels * filters * kernel * kernel
+    return prim_func([x, w, y], [w]), 2.0 * out * out * channels * filters * kernel * kernel
 
 
 def dense(m, k, n):
@@ -114,7 +121,7 @@ def dense(m, k, n):
     w = te.placeholder((n, k), "float32", name="W")
     r = te.reduce_axis((0, k), name="k")
     y = te.compute((m, n), lambda i, j: te.sum(x[i, r] * w[j, r], axis=r), name="Y")
-    return prim_func([x, w, y]), 2.0 * m * k * n
+    return prim_func([x, w, y], [w]), 2.0 * m * k * n
 
 
 # bench/shapes.def, by the same names.
@@ -171,12 +178,17 @@ def mean_run_seconds(record):
     return sum(secs) / len(secs) if secs and all(math.isfinite(t) and t < 1e9 for t in secs) else math.inf
 
 
-def time_record(record, target, shapes):
-    # The record's schedule built again and timed by TVM's evaluator: single calls (number=1),
-    # repeated until they add up to 0.5 s and at least 5, the median kept.
+def time_record(record, target):
+    # The record's schedule built again as MetaSchedule's builder builds it (the weights' layout
+    # rewrite left out of the function, which then takes them already rewritten) and timed by
+    # TVM's evaluator: single calls (number=1), repeated until they add up to 0.5 s and at least
+    # 5, the median kept.
     sch = tvm.s_tir.Schedule(record.workload.mod)
     record.trace.apply_to_schedule(sch, remove_postproc=False)
-    lib = tvm.compile(sch.mod, target=target).jit()
+    mod = tvm.s_tir.transform.RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(sch.mod)
+    func = mod["main"]
+    shapes = [[int(d) for d in param.shape] for param in func.params]
+    lib = tvm.compile(mod, target=target).jit()
     dev = tvm.cpu()
     rng = np.random.default_rng(1)
     args = [tvm.runtime.tensor(rng.uniform(-1, 1, size=shape).astype("float32"), dev) for shape in shapes]
@@ -186,7 +198,7 @@ def time_record(record, target, shapes):
 
 
 def tune(name, budgets, target, cores):
-    (func, shapes), flops = KERNELS[name]()
+    func, flops = KERNELS[name]()
     work_dir = tempfile.mkdtemp(prefix=f"metaschedule-{name}-")
     start = time.monotonic()
     reached = {}  # budget: wall seconds when the database first held that many records
@@ -222,7 +234,7 @@ def tune(name, budgets, target, cores):
         if best is None or not math.isfinite(mean_run_seconds(best)):
             rows.append((name, budget, len(first), at, math.nan, math.nan))
             continue
-        seconds = time_record(best, target, shapes)
+        seconds = time_record(best, target)
         rows.append((name, budget, len(first), at, flops / seconds / 1e9, flops / mean_run_seconds(best) / 1e9))
     shutil.rmtree(work_dir, ignore_errors=True)
     return rows
@@ -238,8 +250,11 @@ def main():
     args = parser.parse_args()
     kernels = args.kernel or (list(SHAPES) if args.shapes else DEFAULT_KERNELS)
     budgets = sorted(int(t) for t in args.trials.split(","))
+    threads = tvm.get_global_func("runtime.NumThreads")()
+    if threads != args.cores:
+        parser.error(f"TVM's runtime runs {threads} threads, not --cores {args.cores}: set TVM_NUM_THREADS={args.cores}")
     target = host_target(args.cores)
-    print(f"MetaSchedule (TVM {tvm.__version__}) on {target}")
+    print(f"MetaSchedule (TVM {tvm.__version__}) on {target}, {threads} runtime threads")
     rows = []
     for name in kernels:
         rows += tune(name, budgets, target, args.cores)

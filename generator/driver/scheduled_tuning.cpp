@@ -146,6 +146,7 @@ std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessio
         fmt::print(progress, "[schedule] {}: stopped after {} trials ({})\n", kernels[i]->name, tasks[i]->summary().measured,
                    std::isfinite(adapters[i]->best_seconds()) ? "no new schedules, or no gain to expect" : "no schedule ran correctly");
   }
+  for (const std::unique_ptr<TuningTask>& task : tasks) task->confirm_best(progress);
   for (size_t i = 0; i < tasks.size(); ++i) {
     ScheduledKernel& row = rows[row_of[i]];
     const TuneSummary& summary = tasks[i]->summary();

@@ -192,7 +192,7 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
                        : faulty_definitions(generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol + "_inner", "candidate"),
                                             c, symbol);
       results[i].program = program_identity(sources[i], symbol);
-      if (!known || !known(results[i].program)) valid.push_back(i);
+      if (!known || candidates[i].remeasure || !known(results[i].program)) valid.push_back(i);
     } catch (const std::invalid_argument& e) {  // InvalidState, or a program the generator cannot print
       results[i].error = MeasureError::InvalidSchedule;
       results[i].message = e.what();

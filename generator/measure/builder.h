@@ -33,6 +33,9 @@ struct Candidate {
   // The state's loop program when the search already lowered it (for its features): built as
   // it is, not lowered a second time.
   std::shared_ptr<const LoweredKernel> lowered = nullptr;
+  // Measured again even where its program was measured before (the tuner's confirmation of
+  // its fastest schedules): built and run, never answered from an earlier record.
+  bool remeasure = false;
 };
 
 struct BuildOptions {

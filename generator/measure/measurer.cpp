@@ -124,7 +124,7 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, 
   auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < candidates.size(); ++i) {
     const std::string& program = built[i].program;
-    if (options_.reuse_programs && !program.empty() && built[i].library.empty()) {
+    if (options_.reuse_programs && !candidates[i].remeasure && !program.empty() && built[i].library.empty()) {
       auto earlier = programs_.find(program);
       copy_measurement(candidates[i], earlier != programs_.end() ? earlier->second : batch_programs.at(program), records[i]);
     } else {

@@ -63,6 +63,7 @@ std::string record_to_line(const Record& r) {
     j["spread"] = r.spread;
     j["repeats"] = r.repeats;
   }
+  if (r.remeasure) j["remeasure"] = true;
   j["generator"] = r.generator_version;
   j["time"] = r.timestamp;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -101,6 +102,10 @@ Record record_from_line(std::string_view line) {
   r.spread = checked_number(j, "spread");
   r.repeats = static_cast<int>(std::min(checked_number(j, "repeats"), 1e9));
   if (r.ok() && r.seconds <= 0) throw RecordError("a successful record needs a positive time");
+  if (j.contains("remeasure")) {
+    if (!j["remeasure"].is_boolean()) throw RecordError("field 'remeasure' must be true or false");
+    r.remeasure = j["remeasure"].get<bool>();
+  }
   if (j.contains("time")) {
     if (!j["time"].is_number_integer()) throw RecordError("field 'time' must be an integer");
     r.timestamp = j["time"].get<int64_t>();

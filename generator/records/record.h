@@ -46,6 +46,9 @@ struct Record {
   double seconds = 0;         // median time of one call
   double spread = 0;          // interquartile range / median of the timed calls
   int repeats = 0;            // timed calls
+  // A further measurement of a schedule measured before (the tuner's confirmation of its
+  // fastest schedules): not a new trial. A schedule's time is the median of its measurements.
+  bool remeasure = false;
   std::string generator_version;
   int64_t timestamp = 0;  // seconds since the epoch
 

@@ -2,11 +2,14 @@
 #include "records/record_filter.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "records/record_match.h"
 
@@ -58,32 +61,61 @@ RecordCheck check_record(const Record& record, const RecordScope& scope) {
   return check;
 }
 
+std::string schedule_key(const Record& record) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepPtr& s : record.steps) steps.push_back(s->to_json());
+  return steps.dump();
+}
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t half = values.size() / 2;
+  return values.size() % 2 ? values[half] : (values[half - 1] + values[half]) / 2;
+}
+
 std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const RecordScope& scope, size_t k,
                                          std::vector<std::string>& warnings) {
-  // Replaying is the costly check: sort what passes the others (by compiler match, then time),
-  // then replay the fastest first.
+  // A schedule measured more than once (the tuner's confirmation, another run, another
+  // machine of the target) counts once, at the median of its measurements under one compiler:
+  // the fastest of several would reward the luckiest run. Its first record stands for it.
+  struct Schedule {
+    CompilerMatch compiler;
+    const Record* first;
+    std::vector<double> seconds;
+  };
   std::map<std::string_view, CompilerMatch> compilers;  // a cache names few compilers
-  std::vector<std::pair<CompilerMatch, const Record*>> candidates;
+  std::map<std::pair<std::string_view, std::string>, size_t> index;
+  std::vector<Schedule> schedules;
   for (const Record& r : records) {
     auto [it, added] = compilers.try_emplace(r.compiler, CompilerMatch::Other);
     if (added) it->second = match_compiler(r.compiler, scope.compiler);
-    if (!identity_rejection(r, scope, it->second) && !result_rejection(r)) candidates.push_back({it->second, &r});
+    if (identity_rejection(r, scope, it->second) || result_rejection(r)) continue;
+    auto [at, fresh] = index.try_emplace({r.compiler, schedule_key(r)}, schedules.size());
+    if (fresh) schedules.push_back({it->second, &r, {}});
+    schedules[at->second].seconds.push_back(r.seconds);
   }
+  // Replaying is the costly check: sort what passes the others (by compiler match, then time),
+  // then replay the fastest first.
+  std::vector<std::tuple<CompilerMatch, double, const Record*>> candidates;
+  for (const Schedule& s : schedules) candidates.emplace_back(s.compiler, median_of(s.seconds), s.first);
   std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const auto& a, const auto& b) { return std::tie(a.first, a.second->seconds) < std::tie(b.first, b.second->seconds); });
+                   [](const auto& a, const auto& b) { return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b)); });
   std::vector<ReplayedRecord> out;
-  std::set<std::string> schedules;
+  std::set<std::string> replayed;
   std::optional<CompilerMatch> taken;  // the compiler match of the records taken: a better one wins over every worse
-  for (const auto& [compiler, r] : candidates) {
+  for (const auto& [compiler, seconds, first] : candidates) {
     if (out.size() >= k || (taken && compiler != *taken)) break;
-    RecordCheck check = check_record(*r, scope);
+    Record r = *first;
+    r.seconds = seconds;
+    RecordCheck check = check_record(r, scope);
     if (check.usable()) {
-      // A schedule measured again (another run, another machine) counts once, at its best time.
-      if (!schedules.insert(check.state->signature()).second) continue;
+      // The same schedule under compilers of one match (flags in another order) counts once.
+      if (!replayed.insert(check.state->signature()).second) continue;
       taken = compiler;
-      out.push_back({*r, std::move(*check.state)});
+      out.push_back({std::move(r), std::move(*check.state)});
     } else {
-      warnings.push_back(fmt::format("a record of '{}' does not apply and is ignored: {}: {}", r->kernel,
+      warnings.push_back(fmt::format("a record of '{}' does not apply and is ignored: {}: {}", r.kernel,
                                      rejection_name(*check.rejection), check.detail));
     }
   }

@@ -57,10 +57,16 @@ struct ReplayedRecord {
   State state;
 };
 
+// A schedule's identity among records: its steps, as text.
+std::string schedule_key(const Record& record);
+
+// The median of some times (the mean of the middle two of an even count); 0 for none.
+double median_of(std::vector<double> values);
+
 // The k fastest usable records of distinct schedules, fastest first (a schedule measured more
-// than once counts with its fastest record), all of the best compiler match that has a usable
-// record (the exact compiler before the same flags in another order before another minor
-// version). Records that belong to the scope and succeeded but do not replay are skipped with a
+// than once counts once, its first record with the median of its times), all of the best
+// compiler match that has a usable record (the exact compiler before the same flags in another
+// order before another minor version). Records that belong to the scope and succeeded but do not replay are skipped with a
 // warning.
 std::vector<ReplayedRecord> best_records(const std::vector<Record>& records, const RecordScope& scope, size_t k,
                                          std::vector<std::string>& warnings);

@@ -38,8 +38,25 @@ TuningTask::TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG
   load_known(cache);
 }
 
-void TuningTask::consider_best(const Record& r) {
-  if (!summary_.best || r.seconds < summary_.best->seconds) summary_.best = r;
+void TuningTask::note_time(const Record& r, const State& state) {
+  auto [it, added] = schedules_.try_emplace(schedule_key(r), MeasuredSchedule{state, r, {}});
+  it->second.seconds.push_back(r.seconds);
+}
+
+std::vector<const TuningTask::MeasuredSchedule*> TuningTask::fastest_schedules() const {
+  std::vector<std::pair<double, const MeasuredSchedule*>> timed;
+  for (const auto& [key, s] : schedules_) timed.push_back({median_of(s.seconds), &s});
+  std::stable_sort(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const MeasuredSchedule*> out;
+  for (const auto& [seconds, s] : timed) out.push_back(s);
+  return out;
+}
+
+void TuningTask::choose_best() {
+  std::vector<const MeasuredSchedule*> fastest = fastest_schedules();
+  if (fastest.empty()) return;
+  summary_.best = fastest.front()->first;
+  summary_.best->seconds = median_of(fastest.front()->seconds);
 }
 
 void TuningTask::load_known(const TuningCache& cache) {
@@ -48,9 +65,10 @@ void TuningTask::load_known(const TuningCache& cache) {
   std::vector<MeasuredCandidate> known;
   for (Record& r : cache.load(scope.target).records) {
     RecordCheck check = check_record(r, scope);
-    if (check.usable()) consider_best(r);
-    // Failed schedules were tried too: the policy must not propose them again.
-    if (check.state) {
+    if (check.usable()) note_time(r, *check.state);
+    // Failed schedules were tried too: the policy must not propose them again. A confirmation
+    // is no trial, and tells the policy nothing new.
+    if (check.state && !r.remeasure) {
       summary_.earlier_seconds.push_back(check.usable() ? r.seconds : std::numeric_limits<double>::infinity());
       if (default_schedule_ && check.state->signature() == default_signature) {
         default_schedule_.reset();
@@ -60,6 +78,7 @@ void TuningTask::load_known(const TuningCache& cache) {
     }
   }
   if (!known.empty()) policy_->update(known);
+  choose_best();
 }
 
 void TuningTask::find_seeds(std::ostream& progress) {
@@ -126,10 +145,11 @@ int TuningTask::run_round(int n, std::ostream& progress) {
     ++summary_.measured;
     if (!records[i].ok()) ++failed;
     if (i == 0 && default_first && !result_rejection(records[i])) summary_.default_seconds = records[i].seconds;
-    if (!result_rejection(records[i])) consider_best(records[i]);
+    if (!result_rejection(records[i])) note_time(records[i], batch[i].state);
     measured.push_back({std::move(batch[i].state), std::move(records[i])});
   }
   summary_.failed += failed;
+  choose_best();
   auto update_start = std::chrono::steady_clock::now();
   policy_->update(measured);
   search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
@@ -154,6 +174,53 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   return static_cast<int>(measured.size());
 }
 
+int TuningTask::confirm_best(std::ostream& progress) {
+  const int wanted = options_.confirm_schedules, needed = options_.confirm_measurements;
+  if (wanted <= 0 || needed <= 1 || summary_.measured == 0 || !summary_.best) return 0;
+  auto start = std::chrono::steady_clock::now();
+  const Record before = *summary_.best;
+  int made = 0, failed = 0;
+  // A pass measures once more each of the fastest schedules that lacks measurements, one after
+  // the other, so that a slow minute of the machine falls on several schedules, not on all the
+  // measurements of one. A schedule that the new medians lift among the fastest joins a later
+  // pass.
+  for (int pass = 0; pass < needed; ++pass) {
+    std::vector<const MeasuredSchedule*> fastest = fastest_schedules();
+    std::vector<Candidate> batch;
+    for (size_t i = 0; i < fastest.size() && static_cast<int>(i) < wanted; ++i)
+      if (static_cast<int>(fastest[i]->seconds.size()) < needed) {
+        Candidate c{task_.kernel_name, fastest[i]->state};
+        c.remeasure = true;
+        batch.push_back(std::move(c));
+      }
+    if (batch.empty()) break;
+    std::vector<Record> records = measurer_.measure(batch, 0, [&](const Record& r) {
+      Record again = r;
+      again.remeasure = true;
+      cache_.append(again);
+    });
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (result_rejection(records[i])) {
+        ++failed;
+        continue;
+      }
+      note_time(records[i], batch[i].state);
+    }
+    made += static_cast<int>(batch.size());
+  }
+  summary_.remeasured += made;
+  choose_best();
+  const double flops = task_.dag->flop_count();
+  const bool changed = schedule_key(before) != schedule_key(*summary_.best);
+  fmt::print(progress, "[tune] {}: confirmed the fastest schedules with {} more measurement{} in {:.1f} s{}; best {}{}\n", task_.kernel_name,
+             made, made == 1 ? "" : "s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+             failed ? fmt::format(" ({} failed)", failed) : "", describe_time(*summary_.best, flops),
+             changed ? fmt::format(", not the schedule that measured fastest before ({})", describe_time(before, flops))
+                     : fmt::format(" ({} before)", describe_time(before, flops)));
+  progress.flush();
+  return made;
+}
+
 TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer,
                         const TuningCache& cache, const TuneOptions& options, std::ostream& progress,
                         std::function<std::shared_ptr<ProgramScorer>()> scorer) {
@@ -164,6 +231,7 @@ TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const Co
   TuningTask task(kernel_name, std::move(dag), measurer, cache, options, std::move(scorer));
   while (!task.budget_spent() && task.run_round(options.batch_size, progress) > 0) {
   }
+  task.confirm_best(progress);
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const TuneSummary& summary = task.summary();
   // The run's time by phase; the search's share is what the others leave (proposing, learning,
@@ -172,10 +240,10 @@ TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const Co
          waited = measurer.lock_wait_seconds() - wait;
   fmt::print(progress,
              "[tune] {}: done, {} trials in {:.1f} s ({} failed), {:.2f} trials/s: printing {:.1f} s, compiling {:.1f} s ({:.1f} s of CPU), "
-             "running {:.1f} s, lock wait {:.1f} s, search and the rest {:.1f} s; {} programs measured before\n",
+             "running {:.1f} s, lock wait {:.1f} s, search and the rest {:.1f} s; {} programs measured before; {} confirmation measurements\n",
              kernel_name, summary.measured, total, summary.failed, summary.measured / std::max(total, 1e-9), printed, built,
              measurer.build_cpu_seconds() - build_cpu, measured, waited, std::max(0.0, total - printed - built - measured - waited),
-             measurer.reused() - reused);
+             measurer.reused() - reused, summary.remeasured);
   return summary;
 }
 

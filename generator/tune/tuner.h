@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,13 +36,25 @@ struct TuneOptions {
   // schedules of the same computation at other shapes (records/record_transfer.h), which seed
   // its search; 0: none.
   int transfer_seeds = 12;
+  // At the end of a run that measured anything, the kernel's fastest schedules are measured
+  // again, in turn, until each of the first `confirm_schedules` has `confirm_measurements`
+  // measurements; a schedule counts at the median of its measurements. On a shared machine one
+  // measurement of a schedule can be 10-20 % off, and the fastest of hundreds of single
+  // measurements is often the luckiest. These measurements are not trials. Off by default: on
+  // four kernels of bench/shapes.def the confirmed choice was no faster in the benchmark
+  // (docs/search.md).
+  int confirm_schedules = 0;
+  int confirm_measurements = 3;
 };
 
 struct TuneSummary {
   int measured = 0;  // in this run
   int failed = 0;
-  std::optional<Record> best;  // the fastest usable record of the kernel, old or new
-  // The kernel's records found in the cache before this run, in the cache's order: their times
+  int remeasured = 0;  // confirmation measurements in this run (not trials)
+  // The first record of the kernel's fastest schedule, old or new, with the median of its
+  // measurements as its time.
+  std::optional<Record> best;
+  // The kernel's trials found in the cache before this run, in the cache's order: their times
   // (+infinity for failures), so that a resumed run knows the tuning history.
   std::vector<double> earlier_seconds;
   std::optional<double> default_seconds;  // the default schedule's time, once measured (now or before)
@@ -62,14 +75,27 @@ class TuningTask {
   // line. Returns how many were measured: 0 when the policy has no new schedule to offer.
   int run_round(int n, std::ostream& progress);
 
+  // Measures the fastest schedules again (TuneOptions::confirm_schedules) when this run measured
+  // anything, prints a line, and returns how many measurements it made.
+  int confirm_best(std::ostream& progress);
+
   bool budget_spent() const { return summary_.measured >= options_.trials; }
   int trials_left() const { return std::max(0, options_.trials - summary_.measured); }
   const TuneSummary& summary() const { return summary_; }
   const SearchPolicy& policy() const { return *policy_; }
 
  private:
+  // A schedule's successful measurements, in this run and in the cache.
+  struct MeasuredSchedule {
+    State state;
+    Record first;
+    std::vector<double> seconds;
+  };
+
   void load_known(const TuningCache& cache);
-  void consider_best(const Record& r);
+  void note_time(const Record& r, const State& state);  // a successful measurement
+  void choose_best();
+  std::vector<const MeasuredSchedule*> fastest_schedules() const;  // by the median of their times
   // On the first round of a kernel without a usable record: the seeds mapped from other shapes.
   void find_seeds(std::ostream& progress);
 
@@ -84,10 +110,11 @@ class TuningTask {
   std::optional<State> default_schedule_;  // until it is measured (or found in the cache)
   bool seeds_looked_for_ = false;
   std::vector<State> seeds_;  // mapped from other shapes, until measured
+  std::map<std::string, MeasuredSchedule> schedules_;  // by schedule_key
 };
 
 // Rounds of options.batch_size until options.trials are measured or the policy runs out of new
-// schedules; then a closing line.
+// schedules; then the confirmation of the fastest and a closing line.
 TuneSummary tune_kernel(const std::string& kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer,
                         const TuningCache& cache, const TuneOptions& options, std::ostream& progress,
                         std::function<std::shared_ptr<ProgramScorer>()> scorer = {});

@@ -26,6 +26,12 @@ step() {
   echo "==== $*"
 }
 
+# trial_records FILE...: the records of FILEs that are trials, one per line; the tuner's
+# confirmations of its fastest schedules ("remeasure": true) are not.
+trial_records() {
+  cat "$@" 2>/dev/null | grep -v '"remeasure":true' || true
+}
+
 # run LOG COMMAND...: runs COMMAND, showing its output and keeping it in LOG; fails the test
 # when COMMAND fails.
 run() {

@@ -25,7 +25,7 @@ kernel rows (weight = 2) {
 }
 network net (latency_ms = 50) { mm_small, mm_large * 3 }
 DEF
-records() { cat "$cache"/*.jsonl 2>/dev/null | wc -l; }
+records() { trial_records "$cache"/*.jsonl | wc -l; }
 tune() { "$gen" tune "$def" --cache "$cache" --batch 2 --min-seconds 0.001 "$@"; }
 
 step "10 trials for the three kernels, the gradient scheduler deciding"
@@ -53,8 +53,8 @@ grep -q '(10 in the cache, 6 to go), round-robin scheduler' "$WORK_DIR/more.log"
 # The resumed run skips the warm-up: its rounds go round robin over the kernels in order.
 # Per kernel: mm_large starts from mm_small's schedules (the same computation), so the same steps
 # may serve both.
-steps=$(sed -e 's/.*"steps":\(\[.*\]\),"target".*"workload":"\([0-9a-f]*\)".*/\2 \1/' "$cache"/*.jsonl)
-[[ $(sort <<<"$steps" | uniq -d | wc -l) -eq 0 ]] || fail "a schedule was measured twice (see $cache)"
+steps=$(trial_records "$cache"/*.jsonl | sed -e 's/.*"steps":\(\[.*\]\),"target".*"workload":"\([0-9a-f]*\)".*/\2 \1/')
+[[ $(sort <<<"$steps" | uniq -d | wc -l) -eq 0 ]] || fail "a schedule was tried twice (see $cache)"
 
 step "objective f3 needs reference latencies"
 if "$gen" tune "$def" --cache "$cache" --total-trials 20 --objective f3 >"$WORK_DIR/f3.log" 2>&1; then

@@ -19,7 +19,7 @@ configure_consumer "$WORK_DIR/configure.log" "$CONSUMER_SOURCE_DIR" "$build" \
 build_consumer "$WORK_DIR/build.log" "$build"
 tuned=$(grep -c '^\[tune\] .*: done, 6 trials' "$WORK_DIR/build.log" || true)
 [[ $tuned -eq $kernels ]] || fail "expected $kernels kernels tuned with 6 trials each, found $tuned (see $WORK_DIR/build.log)"
-records=$(cat "$cache"/*.jsonl | wc -l)
+records=$(trial_records "$cache"/*.jsonl | wc -l)
 [[ $records -ge $((6 * kernels)) ]] || fail "expected at least $((6 * kernels)) records in $cache, found $records"
 grep -q 'schedule: tuned' "$build"/ansor/consumer_kernels/consumer_kernels_matmul.cpp ||
   fail "the matmul kernel was not emitted from its tuned record"
@@ -49,7 +49,7 @@ cp "$out_dir"/consumer_kernels_*.cpp "$WORK_DIR/before/"
 build_consumer "$WORK_DIR/tune-target.log" "$build" --target consumer_kernels_tune
 grep -q "(${records} in the cache, $((10 * kernels - records)) to go)" "$WORK_DIR/tune-target.log" ||
   fail "the tune target did not continue from the cache's records (see $WORK_DIR/tune-target.log)"
-[[ $(cat "$cache"/*.jsonl | wc -l) -eq $((10 * kernels)) ]] || fail "the tune target did not measure up to its budget"
+[[ $(trial_records "$cache"/*.jsonl | wc -l) -eq $((10 * kernels)) ]] || fail "the tune target did not measure up to its budget"
 records=$((10 * kernels))
 build_consumer "$WORK_DIR/build-tuned.log" "$build"
 changed_stamps=$(for f in "$out_dir"/stamps/*.stamp; do
@@ -68,6 +68,7 @@ echo "records changed for: '$changed_stamps'; sources changed for: '$changed_sou
 run_consumer "$build"
 
 step "rebuilding from scratch with the same cache: records are replayed, nothing is measured"
+lines=$(cat "$cache"/*.jsonl | wc -l)
 rm -rf "$build"
 configure_consumer "$WORK_DIR/configure2.log" "$CONSUMER_SOURCE_DIR" "$build" \
   -DANSOR_CONSUMER_MODE=package "-DCMAKE_PREFIX_PATH=$PREFIX" -DCONSUMER_TRIALS=10 "-DCONSUMER_CACHE_DIR=$cache"
@@ -75,7 +76,7 @@ build_consumer "$WORK_DIR/build2.log" "$build"
 if grep -q '^\[tune\]' "$WORK_DIR/build2.log"; then
   fail "the rebuild tuned again although every kernel has a record (see $WORK_DIR/build2.log)"
 fi
-[[ $(cat "$cache"/*.jsonl | wc -l) -eq $records ]] || fail "the rebuild added records"
+[[ $(cat "$cache"/*.jsonl | wc -l) -eq $lines ]] || fail "the rebuild added records"
 run_consumer "$build"
 
 step "TRIALS 0 and an empty cache: default schedules, and one line naming the untuned kernels"

@@ -95,6 +95,11 @@ Subcommand add_tune(CLI::App& app, Input& input) {
                   "shapes in the cache, mapped to its own (0: none)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--confirm", c->tune.confirm_schedules,
+                  "at the end, measure this many of each kernel's fastest schedules again until each has 3 measurements; a schedule "
+                  "counts at their median (0: none)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--batch", c->tune.batch_size, "schedules measured per batch")->capture_default_str();
   cmd->add_option("--min-seconds", c->session.min_seconds, "timed calls of a candidate add up to at least this")->capture_default_str();
   cmd->add_option("--early-stop", c->session.early_stop_factor,

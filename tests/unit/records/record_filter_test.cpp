@@ -126,5 +126,28 @@ TEST_F(RecordFilterTest, BestRecordsAreTheFastestUsableOnesAndSkipThoseThatDoNot
   EXPECT_EQ(best_records(records, scope_, 1, warnings).size(), 1u);
 }
 
+TEST_F(RecordFilterTest, AScheduleMeasuredMoreThanOnceCountsAtItsMedian) {
+  // The plain schedule once measured lucky (1 ms), then twice at 3 ms; the split one 2 ms.
+  Record lucky = record(1e-3);
+  Record again = record(3e-3);
+  again.remeasure = true;
+  std::vector<Record> records = {lucky, record(2e-3, {split_i()}), again, again};
+  std::vector<std::string> warnings;
+  std::vector<ReplayedRecord> best = best_records(records, scope_, 2, warnings);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_DOUBLE_EQ(best[0].record.seconds, 2e-3);
+  EXPECT_EQ(best[0].state.stage(2).leaves.size(), 4u);
+  EXPECT_DOUBLE_EQ(best[1].record.seconds, 3e-3);  // the median of 1, 3, 3
+  EXPECT_FALSE(best[1].record.remeasure);          // its first record stands for it
+  // Two measurements: their mean.
+  EXPECT_DOUBLE_EQ(best_records({lucky, again}, scope_, 1, warnings)[0].record.seconds, 2e-3);
+}
+
+TEST(MedianTest, OddAndEvenCounts) {
+  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 2, 3}), 2.5);
+  EXPECT_DOUBLE_EQ(median_of({}), 0);
+}
+
 }  // namespace
 }  // namespace ansor

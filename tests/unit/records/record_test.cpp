@@ -44,6 +44,14 @@ TEST(RecordTest, RoundTripsThroughOneLine) {
   EXPECT_EQ(record_to_line(back), line);
 }
 
+TEST(RecordTest, AConfirmationIsMarkedAndOnlyIt) {
+  Record r = sample();
+  EXPECT_EQ(record_to_line(r).find("remeasure"), std::string::npos);  // the lines of trials are as before
+  EXPECT_FALSE(record_from_line(record_to_line(r)).remeasure);
+  r.remeasure = true;
+  EXPECT_TRUE(record_from_line(record_to_line(r)).remeasure);
+}
+
 TEST(RecordTest, FailedRecordsKeepTheirErrorAndMessage) {
   Record r = sample();
   r.error = MeasureError::Crash;
@@ -78,6 +86,7 @@ TEST(RecordTest, RejectsWhatIsNotARecord) {
       with("steps", nlohmann::json::array({{{"kind", "split"}, {"stage", 0}}})),
       with("steps", nlohmann::json::array({{{"kind", "annotate"}, {"stage", 0}, {"iter", 0}, {"annotation", "}; system(\"x\"); {"}}})),
       with("time", 1.5),
+      with("remeasure", "yes"),
   };
   for (const std::string& line : bad) EXPECT_THROW(record_from_line(line), RecordError) << line;
 }

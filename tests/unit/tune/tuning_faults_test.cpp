@@ -45,13 +45,17 @@ TEST_F(TuningFaultsTest, TuningFinishesItsBudgetDespiteFaults) {
   TuneOptions options;
   options.trials = 10;
   options.batch_size = 5;
+  options.confirm_schedules = 2;
   std::ostringstream progress;
   TuneSummary summary = tune_kernel("mm", dag_, faulty, cache, options, progress);
   EXPECT_EQ(summary.measured, 10);
   EXPECT_GE(summary.failed, 4);
   ASSERT_TRUE(summary.best.has_value());
   TuningCache::Loaded loaded = cache.load(measurer_->target().to_string());
-  ASSERT_EQ(loaded.records.size(), 10u);
+  // The ten trials, then the confirmation of the fastest schedules.
+  EXPECT_GT(summary.remeasured, 0);
+  ASSERT_EQ(loaded.records.size(), 10u + static_cast<size_t>(summary.remeasured));
+  for (size_t i = 0; i < loaded.records.size(); ++i) EXPECT_EQ(loaded.records[i].remeasure, i >= 10) << i;
   EXPECT_TRUE(loaded.warnings.empty());
   // Each planted fault is in the cache as a failure of its kind.
   std::map<MeasureError, int> errors;
