@@ -9,6 +9,11 @@ them) is taken, built again and timed in this process by TVM's time evaluator (m
 calls adding up to 0.5 s), as bench_search times ours. Prints and writes (--csv) GFLOP/s, the
 best time MetaSchedule's own runner measured, and the wall seconds of the whole search.
 
+Fair to MetaSchedule as the protocol is to the libraries: TVM's runtime runs --cores threads
+(TVM_NUM_THREADS, checked), and the weights (ansor's const inputs, packed once outside the
+timing) are layout-free, so that its RewriteLayout may choose their layout outside the timing
+too.
+
     bench/peers/metaschedule.py [--kernel NAME]... [--shapes] [--trials 128,1000] [--csv FILE]
 
 Kernels: those of bench_support.h's kPaperKernels, bench/search_other_shapes.def and
