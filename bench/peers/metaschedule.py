@@ -15,6 +15,7 @@ timing) are layout-free, so that its RewriteLayout may choose their layout outsi
 too.
 
     bench/peers/metaschedule.py [--kernel NAME]... [--shapes] [--trials 128,1000] [--csv FILE]
+                                [--keep DIR]
 
 Kernels: those of bench_support.h's kPaperKernels, bench/search_other_shapes.def and
 bench/shapes.def (by the same names; --shapes for all of the last).
@@ -183,14 +184,18 @@ def mean_run_seconds(record):
     return sum(secs) / len(secs) if secs and all(math.isfinite(t) and t < 1e9 for t in secs) else math.inf
 
 
-def time_record(record, target):
-    # The record's schedule built again as MetaSchedule's builder builds it (the weights' layout
-    # rewrite left out of the function, which then takes them already rewritten) and timed by
-    # TVM's evaluator: single calls (number=1), repeated until they add up to 0.5 s and at least
-    # 5, the median kept.
+def scheduled_module(record):
+    # The record's schedule built again as MetaSchedule's builder builds it: the weights' layout
+    # rewrite left out of the function, which then takes them already rewritten.
     sch = tvm.s_tir.Schedule(record.workload.mod)
     record.trace.apply_to_schedule(sch, remove_postproc=False)
-    mod = tvm.s_tir.transform.RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(sch.mod)
+    return tvm.s_tir.transform.RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(sch.mod)
+
+
+def time_record(record, target):
+    # The scheduled module timed by TVM's evaluator: single calls (number=1), repeated until they
+    # add up to 0.5 s and at least 5, the median kept.
+    mod = scheduled_module(record)
     func = mod["main"]
     shapes = [[int(d) for d in param.shape] for param in func.params]
     lib = tvm.compile(mod, target=target).jit()
@@ -202,9 +207,14 @@ def time_record(record, target):
     return float(np.median(lib.time_evaluator("main", dev, number=1, repeat=repeat)(*args).results))
 
 
-def tune(name, budgets, target, cores):
+def tune(name, budgets, target, cores, keep):
     func, flops = KERNELS[name]()
-    work_dir = tempfile.mkdtemp(prefix=f"metaschedule-{name}-")
+    if keep:
+        work_dir = os.path.join(keep, name)
+        shutil.rmtree(work_dir, ignore_errors=True)
+        os.makedirs(work_dir)
+    else:
+        work_dir = tempfile.mkdtemp(prefix=f"metaschedule-{name}-")
     start = time.monotonic()
     reached = {}  # budget: wall seconds when the database first held that many records
     done = threading.Event()
@@ -241,7 +251,12 @@ def tune(name, budgets, target, cores):
             continue
         seconds = time_record(best, target)
         rows.append((name, budget, len(first), at, flops / seconds / 1e9, flops / mean_run_seconds(best) / 1e9))
-    shutil.rmtree(work_dir, ignore_errors=True)
+        if keep:
+            with open(os.path.join(work_dir, f"best-{budget}.txt"), "w") as out:
+                out.write(f"# {name}: the best of the first {budget} records\n# trace\n{best.trace}\n\n")
+                out.write(f"# scheduled TIR\n{scheduled_module(best).script()}\n")
+    if not keep:
+        shutil.rmtree(work_dir, ignore_errors=True)
     return rows
 
 
@@ -252,6 +267,9 @@ def main():
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--csv")
     parser.add_argument("--shapes", action="store_true", help="every kernel of bench/shapes.def")
+    parser.add_argument("--keep", metavar="DIR",
+                        help="keep each kernel's database in DIR/KERNEL, with its best schedule of each budget "
+                        "(trace and scheduled TIR) in best-TRIALS.txt")
     args = parser.parse_args()
     kernels = args.kernel or (list(SHAPES) if args.shapes else DEFAULT_KERNELS)
     budgets = sorted(int(t) for t in args.trials.split(","))
@@ -262,7 +280,7 @@ def main():
     print(f"MetaSchedule (TVM {tvm.__version__}) on {target}, {threads} runtime threads")
     rows = []
     for name in kernels:
-        rows += tune(name, budgets, target, args.cores)
+        rows += tune(name, budgets, target, args.cores, args.keep)
     header = f"\n{'kernel':<30} {'trials':>6} {'records':>7} {'wall s':>8} {'GFLOP/s':>9} {'its runner':>10}"
     print(header)
     for name, trials, count, wall, gflops, runner in rows:
