@@ -46,6 +46,9 @@ std::string temp_path(const std::string& tag) {
 std::unique_ptr<Measurer> host_measurer(const std::string& work_dir) {
   KernelCompiler compiler = make_kernel_compiler();
   MeasureOptions options;
+  // As `ansor-gen tune` measures: a schedule that lowers to a program measured before gets a
+  // copy of that measurement, which is no trial.
+  options.reuse_programs = true;
   options.worker_path = ANSOR_BENCH_WORKER;
   options.build.runtime_include = default_runtime_include();
   options.build.work_dir = work_dir;

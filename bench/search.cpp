@@ -204,7 +204,10 @@ int main(int argc, char** argv) try {
     for (const std::string& policy : policies) {
       fmt::print("== {} with {}\n", name, policy);
       std::string cache_dir = keep_dir.empty() ? work_dir + "-cache" : fmt::format("{}/{}-{}", keep_dir, name, policy);
-      runs.push_back(search(kernel, policy, budgets, seed, *measurer, cache_dir, !keep_dir.empty()));
+      // A measurer of its own: a measurer copies the measurements of programs it measured before,
+      // and each run starts from nothing.
+      std::unique_ptr<Measurer> run_measurer = bench::host_measurer(work_dir);
+      runs.push_back(search(kernel, policy, budgets, seed, *run_measurer, cache_dir, !keep_dir.empty()));
     }
   }
 

@@ -169,6 +169,29 @@ void Builder::compile(std::vector<Unit>& units, std::vector<BuildResult>& result
   if (!retry.empty()) compile(retry, results, false, sources);
 }
 
+std::string Builder::print(const Candidate& c, const std::string& symbol) const {
+  LowerOptions options;
+  options.target = target_;
+  std::shared_ptr<const LoweredKernel> lowered =
+      c.lowered ? c.lowered : std::make_shared<const LoweredKernel>(lower_state(c.state, symbol, options));
+  // A program over the GPU's limits would build and then fail at every launch.
+  generator_.check(*lowered, target_);
+  return c.fault == PlantedFault::None
+             ? generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol, "candidate")
+             : faulty_definitions(generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol + "_inner", "candidate"), c,
+                                  symbol);
+}
+
+std::string Builder::program_of(const Candidate& candidate) const {
+  // Any symbol will do: the identity leaves it out.
+  const std::string symbol = "ansor_candidate_identity";
+  try {
+    return program_identity(print(candidate, symbol), symbol);
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
+}
+
 std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates, const KnownProgram& known) {
   auto codegen_start = std::chrono::steady_clock::now();
   std::vector<BuildResult> results(candidates.size());
@@ -179,18 +202,8 @@ std::vector<BuildResult> Builder::build(const std::vector<Candidate>& candidates
     static std::atomic<int> serial{0};
     results[i].symbol = fmt::format("ansor_candidate_{}_{}", ::getpid(), serial++);
     try {
-      const Candidate& c = candidates[i];
       const std::string& symbol = results[i].symbol;
-      LowerOptions options;
-      options.target = target_;
-      std::shared_ptr<const LoweredKernel> lowered =
-          c.lowered ? c.lowered : std::make_shared<const LoweredKernel>(lower_state(c.state, symbol, options));
-      // A program over the GPU's limits would build and then fail at every launch.
-      generator_.check(*lowered, target_);
-      sources[i] = c.fault == PlantedFault::None
-                       ? generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol, "candidate")
-                       : faulty_definitions(generator_.kernel_definitions(*lowered, c.state.dag(), c.kernel_name, symbol + "_inner", "candidate"),
-                                            c, symbol);
+      sources[i] = print(candidates[i], symbol);
       results[i].program = program_identity(sources[i], symbol);
       if (!known || candidates[i].remeasure || !known(results[i].program)) valid.push_back(i);
     } catch (const std::invalid_argument& e) {  // InvalidState, or a program the generator cannot print

@@ -76,6 +76,10 @@ class Builder {
   // Candidates for which `known` (when set) answers true get a result with their program and
   // symbol but no library.
   std::vector<BuildResult> build(const std::vector<Candidate>& candidates, const KnownProgram& known = {});
+  // The identity (BuildResult::program) of the program the candidate prints to, without
+  // compiling it; empty when it does not lower or print. Its time is the caller's (not in
+  // codegen_seconds()).
+  std::string program_of(const Candidate& candidate) const;
 
   const KernelCompiler& compiler() const { return compiler_; }
   // Totals since construction: candidates built, compiler wall time and CPU time (what
@@ -93,6 +97,9 @@ class Builder {
   };
   // The time limit of a compiler run over `members` candidates.
   double compile_limit(size_t members) const;
+  // The candidate's source under `symbol`. Throws std::invalid_argument (InvalidState, or a
+  // program the generator cannot print).
+  std::string print(const Candidate& c, const std::string& symbol) const;
   void compile(std::vector<Unit>& units, std::vector<BuildResult>& results, bool retry_alone, const std::vector<std::string>& sources);
   // The generator's prelude precompiled once, when the compiler is clang: every unit includes
   // the same runtime headers. Precompiled again when a runtime header changed since (clang

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "measure/builder.h"
@@ -37,6 +39,10 @@ class CandidateMeasurer {
   virtual double codegen_seconds() const { return 0; }
   virtual double build_cpu_seconds() const { return 0; }
   virtual int reused() const { return 0; }
+  // The identity of the program the candidate lowers to (BuildResult::program), or none when
+  // measuring it now would copy an earlier measurement of that program rather than run it. An
+  // empty identity: unknown (a measurer that never copies says so of every candidate).
+  virtual std::optional<std::string> new_program(const Candidate&) { return std::string(); }
 };
 
 }  // namespace ansor

@@ -145,9 +145,17 @@ std::vector<Record> Measurer::measure(const std::vector<Candidate>& candidates, 
   return records;
 }
 
+std::optional<std::string> Measurer::new_program(const Candidate& candidate) {
+  if (!options_.reuse_programs || candidate.remeasure) return std::string();
+  std::string program = builder_.program_of(candidate);
+  if (!program.empty() && programs_.count(program)) return std::nullopt;
+  return program;
+}
+
 void Measurer::copy_measurement(const Candidate& c, const Record& measured, Record& r) {
   ++reused_;
   r = measured;
+  r.copied = true;
   r.kernel = c.kernel_name;
   r.steps = c.state.steps();
   r.timestamp = static_cast<int64_t>(std::time(nullptr));

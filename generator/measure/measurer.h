@@ -61,6 +61,8 @@ class Measurer : public CandidateMeasurer {
   double codegen_seconds() const override { return builder_.codegen_seconds(); }
   double build_cpu_seconds() const override { return builder_.cpu_seconds(); }
   int reused() const override { return reused_; }
+  // With reuse_programs: lowers and prints the candidate (no compile) to look its program up.
+  std::optional<std::string> new_program(const Candidate& candidate) override;
   double run_seconds() const override { return run_seconds_; }
   // Total time measure() waited for another process to release the measurement lock.
   double lock_wait_seconds() const override { return lock_wait_seconds_; }

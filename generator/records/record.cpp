@@ -41,6 +41,13 @@ double checked_number(const nlohmann::json& j, const char* key) {
   return d;
 }
 
+// A record's steps as a JSON array: the schedule part of its line, and its identity.
+nlohmann::json steps_to_json(const Record& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepPtr& s : r.steps) steps.push_back(s->to_json());
+  return steps;
+}
+
 }  // namespace
 
 std::string_view measure_error_name(MeasureError e) { return kErrorNames[static_cast<int>(e)]; }
@@ -53,9 +60,7 @@ std::string record_to_line(const Record& r) {
   j["kernel"] = r.kernel;
   j["target"] = r.target;
   j["compiler"] = r.compiler;
-  nlohmann::json steps = nlohmann::json::array();
-  for (const StepPtr& s : r.steps) steps.push_back(s->to_json());
-  j["steps"] = steps;
+  j["steps"] = steps_to_json(r);
   j["result"] = std::string(measure_error_name(r.error));
   if (!r.error_message.empty()) j["message"] = r.error_message;
   if (r.ok()) {
@@ -68,6 +73,8 @@ std::string record_to_line(const Record& r) {
   j["time"] = r.timestamp;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+
+std::string schedule_key(const Record& r) { return steps_to_json(r).dump(); }
 
 Record record_from_line(std::string_view line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, false);

@@ -49,6 +49,10 @@ struct Record {
   // A further measurement of a schedule measured before (the tuner's confirmation of its
   // fastest schedules): not a new trial. A schedule's time is the median of its measurements.
   bool remeasure = false;
+  // Not measured: the measurement of an earlier candidate whose schedule lowered to the same
+  // program, copied by the measurer (MeasureOptions::reuse_programs). No trial, and never
+  // written to a cache (record_to_line leaves it out; the tuner does not append it).
+  bool copied = false;
   std::string generator_version;
   int64_t timestamp = 0;  // seconds since the epoch
 
@@ -57,6 +61,8 @@ struct Record {
 
 // One line of JSON, without the newline.
 std::string record_to_line(const Record& r);
+// A schedule's identity among records: its steps, as the text they have in its line.
+std::string schedule_key(const Record& r);
 // Parses and validates a line (every field's type and range, every step). Throws RecordError.
 Record record_from_line(std::string_view line);
 

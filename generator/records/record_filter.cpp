@@ -2,7 +2,6 @@
 #include "records/record_filter.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -59,12 +58,6 @@ RecordCheck check_record(const Record& record, const RecordScope& scope) {
   }
   check.rejection = result_rejection(record);
   return check;
-}
-
-std::string schedule_key(const Record& record) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const StepPtr& s : record.steps) steps.push_back(s->to_json());
-  return steps.dump();
 }
 
 double median_of(std::vector<double> values) {

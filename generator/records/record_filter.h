@@ -57,9 +57,6 @@ struct ReplayedRecord {
   State state;
 };
 
-// A schedule's identity among records: its steps, as text.
-std::string schedule_key(const Record& record);
-
 // The median of some times (the mean of the middle two of an even count); 0 for none.
 double median_of(std::vector<double> values);
 

@@ -13,6 +13,9 @@ namespace {
 constexpr int kDrawsPerSample = 50;
 // Keeps the random scorer's draws apart from the policy's own, which use the task's seed.
 constexpr uint64_t kScorerSeedSalt = 0x9e3779b97f4a7c15ULL;
+// Ranked candidates the search returns per program wanted: its best may lower to programs
+// measured before, which are passed over.
+constexpr int kRankedPerWanted = 4;
 
 }  // namespace
 
@@ -22,7 +25,8 @@ AnsorPolicy::AnsorPolicy(const SearchTask& task, EvolutionParams params, std::st
       annotator_(task.sampler),
       search_(task.sampler, catalog_, params),
       scorer_(task.scorer ? task.scorer() : std::make_shared<RandomScorer>(task.seed ^ kScorerSeedSalt)),
-      rng_(task.seed) {}
+      rng_(task.seed),
+      new_program_(task.new_program) {}
 
 std::vector<State> AnsorPolicy::propose(int n) {
   if (n <= 0) return {};
@@ -36,17 +40,30 @@ std::vector<State> AnsorPolicy::propose(int n) {
   // 89 GFLOP/s in 128.
   if (!scorer_->informative()) random = n;
   std::vector<State> out;
+  // A program whose measurement would be a copy (of an earlier one, or of another in the batch)
+  // teaches nothing: it is passed over, and its schedule never proposed. Ranked candidates
+  // beyond those wanted stay unseen for later rounds.
+  std::set<std::string> batch_programs;
+  auto take = [&](State& s) {
+    if (seen_.count(s.signature())) return;
+    std::optional<std::string> program = new_program_ ? new_program_(s) : std::string();
+    seen_.insert(s.signature());
+    if (!program || (!program->empty() && !batch_programs.insert(*program).second)) return;
+    out.push_back(std::move(s));
+  };
   if (n > random) {
     std::vector<State> seeds;
     for (const auto& [seconds, state] : measured_) seeds.push_back(state);
     auto seen = [&](const std::string& signature) { return seen_.count(signature) > 0; };
-    for (State& s : search_.search(n - random, seeds, *scorer_, seen, rng_))
-      if (seen_.insert(s.signature()).second) out.push_back(std::move(s));
+    for (State& s : search_.search(kRankedPerWanted * (n - random), seeds, *scorer_, seen, rng_)) {
+      if (static_cast<int>(out.size()) >= n - random) break;
+      take(s);
+    }
   }
   const std::vector<Sketch>& sketches = catalog_->sketches();
   for (int draws = 0; !sketches.empty() && static_cast<int>(out.size()) < n && draws < n * kDrawsPerSample; ++draws) {
     State s = sample_program(sketches, annotator_, rng_);
-    if (seen_.insert(s.signature()).second) out.push_back(std::move(s));
+    take(s);
   }
   return out;
 }

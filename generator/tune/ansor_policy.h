@@ -1,10 +1,14 @@
 // The Ansor search policy (paper §5): each round, an evolutionary search guided by the task's
 // program scorer proposes the programs predicted fastest; a share ε of the batch is sampled at
 // random instead (ε-greedy), so that programs the model undervalues still get measured. No
-// program is proposed twice, nor one measured before (the cache's records included). Measured
+// program is proposed twice, nor one measured before (the cache's records included), nor one
+// that lowers to the same program as one measured before or another of its batch
+// (SearchTask::new_program). Measured
 // results teach the scorer, and the fastest measured programs seed the next population.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -33,6 +37,7 @@ class AnsorPolicy : public SearchPolicy {
   EvolutionarySearch search_;
   std::shared_ptr<ProgramScorer> scorer_;
   std::mt19937_64 rng_;
+  std::function<std::optional<std::string>(const State&)> new_program_;
   std::set<std::string> seen_;                      // signatures proposed or reported
   std::vector<std::pair<double, State>> measured_;  // the fastest measured, by seconds
 };

@@ -28,7 +28,7 @@ namespace ansor {
 // figures). TVM's Ansor uses a population of 2048; ours trades breadth for rounds that a
 // user's build can afford.
 struct EvolutionParams {
-  int population = 256;
+  int population = 512;                 // docs/search.md: what 256 and 2048 cost
   int generations = 4;
   double crossover_probability = 0.15;  // of a child: crossover (0 switches it off)
   double mutation_probability = 0.8;    // else a mutation; the rest copy a parent

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +39,10 @@ struct SearchTask {
   // first call (a model learns from the whole cache: policies without one never pay for it);
   // none: random scores (RandomScorer).
   std::function<std::shared_ptr<ProgramScorer>()> scorer = {};
+  // The identity of the program a schedule lowers to, or none when that program was measured
+  // before and its measurement would only be copied (CandidateMeasurer::new_program); an empty
+  // identity is unknown. Without the function, no schedule is known to repeat a program.
+  std::function<std::optional<std::string>(const State&)> new_program = {};
 };
 
 class SearchPolicy {

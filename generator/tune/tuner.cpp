@@ -33,6 +33,7 @@ TuningTask::TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG
       measurer_(measurer),
       cache_(cache),
       options_(std::move(options)) {
+  task_.new_program = [this](const State& s) { return measurer_.new_program({task_.kernel_name, s}); };
   policy_ = make_search_policy(options_.policy, task_);
   default_schedule_ = default_schedule(task_.dag, task_.sampler);
   load_known(cache);
@@ -53,10 +54,19 @@ std::vector<const TuningTask::MeasuredSchedule*> TuningTask::fastest_schedules()
 }
 
 void TuningTask::choose_best() {
-  std::vector<const MeasuredSchedule*> fastest = fastest_schedules();
-  if (fastest.empty()) return;
-  summary_.best = fastest.front()->first;
-  summary_.best->seconds = median_of(fastest.front()->seconds);
+  const MeasuredSchedule* fastest = nullptr;
+  double fastest_seconds = 0;
+  // The first of equal medians in key order, as the stable sort of fastest_schedules() has it.
+  for (const auto& [key, s] : schedules_) {
+    const double seconds = median_of(s.seconds);
+    if (!fastest || seconds < fastest_seconds) {
+      fastest = &s;
+      fastest_seconds = seconds;
+    }
+  }
+  if (!fastest) return;
+  summary_.best = fastest->first;
+  summary_.best->seconds = fastest_seconds;
 }
 
 void TuningTask::load_known(const TuningCache& cache) {
@@ -102,11 +112,7 @@ void TuningTask::find_seeds(std::ostream& progress) {
                task_.kernel_name, seeds_.size(), seeds_.size() == 1 ? "" : "s", sources.size(), sources.size() == 1 ? "" : "s", best_gflops);
 }
 
-int TuningTask::run_round(int n, std::ostream& progress) {
-  int wanted = std::min(n, trials_left());
-  if (wanted <= 0) return 0;
-  auto round_start = std::chrono::steady_clock::now();
-  if (!seeds_looked_for_) find_seeds(progress);
+std::vector<State> TuningTask::next_batch(int wanted, double& search_seconds) {
   // The default schedule (what the kernel gets without a record) is measured first, once: a
   // search that has not found better yet never leaves the kernel slower than no tuning at all.
   // Schedules mapped from other shapes come next, before the search proposes anything, so that
@@ -114,9 +120,8 @@ int TuningTask::run_round(int n, std::ostream& progress) {
   int from_policy = seeds_.empty() ? wanted - (default_schedule_ ? 1 : 0) : 0;
   auto search_start = std::chrono::steady_clock::now();
   std::vector<State> proposed = from_policy > 0 ? policy_->propose(from_policy) : std::vector<State>{};
-  double search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
-  const bool default_first = default_schedule_.has_value();
-  const int seeds = static_cast<int>(std::min(seeds_.size(), static_cast<size_t>(wanted - (default_first ? 1 : 0))));
+  search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - search_start).count();
+  const int seeds = static_cast<int>(std::min(seeds_.size(), static_cast<size_t>(wanted - (default_schedule_ ? 1 : 0))));
   proposed.insert(proposed.begin(), std::make_move_iterator(seeds_.begin()), std::make_move_iterator(seeds_.begin() + seeds));
   seeds_.erase(seeds_.begin(), seeds_.begin() + seeds);
   summary_.transferred += seeds;
@@ -128,31 +133,57 @@ int TuningTask::run_round(int n, std::ostream& progress) {
     default_schedule_.reset();
   }
   if (proposed.size() > static_cast<size_t>(wanted)) proposed.erase(proposed.begin() + wanted, proposed.end());
-  if (proposed.empty()) {
-    fmt::print(progress, "[tune] {}: no new schedules to try after {} trials\n", task_.kernel_name, summary_.measured);
-    return 0;
-  }
-  std::vector<Candidate> batch;
-  for (State& s : proposed) batch.push_back({task_.kernel_name, std::move(s)});
+  return proposed;
+}
+
+int TuningTask::run_round(int n, std::ostream& progress) {
+  const int wanted = std::min(n, trials_left());
+  if (wanted <= 0) return 0;
+  auto round_start = std::chrono::steady_clock::now();
+  if (!seeds_looked_for_) find_seeds(progress);
   double build_before = measurer_.build_seconds(), run_before = measurer_.run_seconds(), wait_before = measurer_.lock_wait_seconds();
   double codegen_before = measurer_.codegen_seconds();
-  int reused_before = measurer_.reused();
-  // Each record is saved as soon as it is measured: an interrupted run loses none.
-  std::vector<Record> records = measurer_.measure(batch, summary_.best ? summary_.best->seconds : 0, [&](const Record& r) { cache_.append(r); });
-  std::vector<MeasuredCandidate> measured;
-  int failed = 0;
-  for (size_t i = 0; i < records.size(); ++i) {
-    ++summary_.measured;
-    if (!records[i].ok()) ++failed;
-    if (i == 0 && default_first && !result_rejection(records[i])) summary_.default_seconds = records[i].seconds;
-    if (!result_rejection(records[i])) note_time(records[i], batch[i].state);
-    measured.push_back({std::move(batch[i].state), std::move(records[i])});
+  double search_seconds = 0;
+  int fresh = 0, copies = 0, failed = 0;
+  // A schedule that lowers to a program measured before gets a copy of that measurement
+  // (MeasureOptions::reuse_programs) and is no trial: it tells the search nothing new. The round
+  // asks the policy for more until it has `wanted` new programs, the policy has nothing left, or
+  // kCopiesPerTrial copies per wanted trial say that the search keeps finding what it measured.
+  while (fresh < wanted && copies < kCopiesPerTrial * wanted) {
+    const bool default_first = default_schedule_.has_value();
+    std::vector<State> proposed = next_batch(wanted - fresh, search_seconds);
+    if (proposed.empty()) break;
+    std::vector<Candidate> batch;
+    for (State& s : proposed) batch.push_back({task_.kernel_name, std::move(s)});
+    // Each record is saved as soon as it is measured: an interrupted run loses none.
+    std::vector<Record> records = measurer_.measure(batch, summary_.best ? summary_.best->seconds : 0, [&](const Record& r) {
+      if (!r.copied) cache_.append(r);
+    });
+    const int copied = static_cast<int>(std::count_if(records.begin(), records.end(), [](const Record& r) { return r.copied; }));
+    std::vector<MeasuredCandidate> measured;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (!records[i].ok()) ++failed;
+      if (i == 0 && default_first && !result_rejection(records[i])) summary_.default_seconds = records[i].seconds;
+      if (!result_rejection(records[i])) note_time(records[i], batch[i].state);
+      measured.push_back({std::move(batch[i].state), std::move(records[i])});
+    }
+    fresh += static_cast<int>(measured.size()) - copied;
+    copies += copied;
+    choose_best();
+    auto update_start = std::chrono::steady_clock::now();
+    policy_->update(measured);
+    search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
+    if (copied == 0) break;  // fewer than wanted only because the policy had no more
   }
+  if (fresh == 0) {
+    fmt::print(progress, "[tune] {}: no new schedules to try after {} trials{}\n", task_.kernel_name, summary_.measured,
+               copies ? fmt::format(" ({} proposed schedules lowered to programs measured before)", copies) : "");
+    summary_.copies += copies;
+    return 0;
+  }
+  summary_.measured += fresh;
+  summary_.copies += copies;
   summary_.failed += failed;
-  choose_best();
-  auto update_start = std::chrono::steady_clock::now();
-  policy_->update(measured);
-  search_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - update_start).count();
   ++rounds_;
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - round_start).count();
   // Where the round's time went: the search (propose and update), lowering and printing,
@@ -162,16 +193,16 @@ int TuningTask::run_round(int n, std::ostream& progress) {
                            ? fmt::format("{} trials", summary_.measured)
                            : fmt::format("{}/{} trials in {:.0f} s, about {:.0f} s left", summary_.measured, options_.trials, seconds_,
                                          seconds_ / std::max(1, summary_.measured) * trials_left());
-  int reused = measurer_.reused() - reused_before;
   fmt::print(progress,
              "[tune] {}: {}, best {}; batch {}: {} printed in {:.1f} s, built in {:.1f} s, measured in {:.1f} s, search {:.1f} s, lock wait "
              "{:.1f} s{}{}\n",
              task_.kernel_name, trials, summary_.best ? describe_time(*summary_.best, task_.dag->flop_count()) : "none yet", rounds_,
-             measured.size(), measurer_.codegen_seconds() - codegen_before, measurer_.build_seconds() - build_before,
+             fresh, measurer_.codegen_seconds() - codegen_before, measurer_.build_seconds() - build_before,
              measurer_.run_seconds() - run_before, search_seconds, measurer_.lock_wait_seconds() - wait_before,
-             reused ? fmt::format(", {} programs measured before", reused) : "", failed ? fmt::format(", {} failed", failed) : "");
+             copies ? fmt::format(", and {} programs measured before (no trials)", copies) : "",
+             failed ? fmt::format(", {} failed", failed) : "");
   progress.flush();
-  return static_cast<int>(measured.size());
+  return fresh;
 }
 
 int TuningTask::confirm_best(std::ostream& progress) {

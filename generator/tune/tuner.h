@@ -59,6 +59,9 @@ struct TuneSummary {
   std::vector<double> earlier_seconds;
   std::optional<double> default_seconds;  // the default schedule's time, once measured (now or before)
   int transferred = 0;  // schedules mapped from other shapes' records measured in this run
+  // Proposed schedules that lowered to a program measured before (their records copy that
+  // measurement): not trials.
+  int copies = 0;
 };
 
 class TuningTask {
@@ -71,8 +74,10 @@ class TuningTask {
   TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer, const TuningCache& cache,
              TuneOptions options, std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
 
-  // Measures up to n new schedules (fewer when the budget has less left) and prints a progress
-  // line. Returns how many were measured: 0 when the policy has no new schedule to offer.
+  // Measures up to n new programs (fewer when the budget has less left) and prints a progress
+  // line. Returns how many were measured: 0 when the policy has no new schedule to offer, or
+  // offers only schedules of programs measured before. Those are measured too (their records
+  // copy the earlier measurement) but are no trials.
   int run_round(int n, std::ostream& progress);
 
   // Measures the fastest schedules again (TuneOptions::confirm_schedules) when this run measured
@@ -98,6 +103,12 @@ class TuningTask {
   std::vector<const MeasuredSchedule*> fastest_schedules() const;  // by the median of their times
   // On the first round of a kernel without a usable record: the seeds mapped from other shapes.
   void find_seeds(std::ostream& progress);
+  // Up to `wanted` schedules to measure: the default schedule and the seeds while they wait,
+  // then the policy's proposals. Adds the policy's time to search_seconds.
+  std::vector<State> next_batch(int wanted, double& search_seconds);
+
+  // Copies of earlier measurements a round accepts per trial it wants before it gives up.
+  static constexpr int kCopiesPerTrial = 4;
 
   SearchTask task_;
   CandidateMeasurer& measurer_;

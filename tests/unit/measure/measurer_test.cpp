@@ -324,6 +324,8 @@ TEST_F(MeasurerTest, AProgramMeasuredBeforeIsNeitherCompiledNorRunAgain) {
   ASSERT_TRUE(records[0].ok()) << records[0].error_message;
   EXPECT_EQ(records[1].seconds, records[0].seconds);
   EXPECT_EQ(records[1].repeats, records[0].repeats);
+  EXPECT_FALSE(records[0].copied);
+  EXPECT_TRUE(records[1].copied);
   EXPECT_TRUE(records[2].ok()) << records[2].error_message;
   EXPECT_EQ(records[3].error, MeasureError::CompileError);
   EXPECT_EQ(measurer->reused(), 1);
@@ -337,6 +339,28 @@ TEST_F(MeasurerTest, AProgramMeasuredBeforeIsNeitherCompiledNorRunAgain) {
   EXPECT_EQ(measurer->reused(), 3);
   EXPECT_EQ(measurer->built(), 3);
   EXPECT_EQ(replay(dag_, later[0].steps).signature(), State(dag_).signature());
+}
+
+TEST_F(MeasurerTest, NewProgramSaysWhichCandidatesWouldBeCopiesWithoutBuildingThem) {
+  auto measurer = make_measurer(5, 0.01, "", 10, true);
+  std::optional<std::string> tiled_program = measurer->new_program({"mm", tiled(), PlantedFault::None});
+  std::optional<std::string> naive_program = measurer->new_program({"mm", State(dag_), PlantedFault::None});
+  ASSERT_TRUE(tiled_program && naive_program);
+  EXPECT_FALSE(tiled_program->empty());
+  EXPECT_NE(*tiled_program, *naive_program);
+  EXPECT_EQ(measurer->built(), 0);
+  ASSERT_TRUE(measurer->measure({{"mm", tiled(), PlantedFault::None}})[0].ok());
+  EXPECT_FALSE(measurer->new_program({"mm", tiled(), PlantedFault::None}).has_value());
+  EXPECT_EQ(measurer->new_program({"mm", State(dag_), PlantedFault::None}), naive_program);
+  // A confirmation measures again whatever was measured; a schedule that does not lower has no
+  // identity to compare.
+  Candidate again{"mm", tiled(), PlantedFault::None};
+  again.remeasure = true;
+  EXPECT_EQ(measurer->new_program(again), std::string());
+  // Without reuse nothing is copied: every program is new, none is looked up.
+  auto plain = make_measurer();
+  ASSERT_TRUE(plain->measure({{"mm", tiled(), PlantedFault::None}})[0].ok());
+  EXPECT_EQ(plain->new_program({"mm", tiled(), PlantedFault::None}), std::string());
 }
 
 TEST_F(MeasurerTest, AProgramThatRanPastATimeLimitIsMeasuredAgainInALaterBatch) {

@@ -81,6 +81,35 @@ TEST_F(AnsorPolicyTest, NeverProposesAProgramTwiceNorOneMeasured) {
   }
 }
 
+// SearchTask::new_program says which schedules lower to programs measured before (none) and
+// which lower to the same program (the same identity): the policy proposes neither.
+TEST_F(AnsorPolicyTest, ProposesNoScheduleOfAProgramMeasuredBeforeNorTwoOfOneProgram) {
+  for (bool trained : {false, true}) {
+    auto scorer = std::make_shared<CountingScorer>();
+    scorer->trained = trained;
+    SearchTask t = task(5, scorer);
+    std::set<std::string> asked;
+    size_t calls = 0;
+    // Every other schedule asked about "was measured"; the rest fall into three programs.
+    t.new_program = [&](const State& s) -> std::optional<std::string> {
+      asked.insert(s.signature());
+      if (++calls % 2 == 0) return std::nullopt;
+      return std::to_string(calls % 3);
+    };
+    AnsorPolicy policy(t);
+    std::vector<State> proposed = policy.propose(8);
+    EXPECT_EQ(proposed.size(), 3u) << (trained ? "guided" : "random");
+    std::set<std::string> signatures;
+    for (const State& s : proposed) signatures.insert(s.signature());
+    EXPECT_EQ(signatures.size(), 3u);
+    // A schedule passed over is never offered again, nor asked about again.
+    const size_t calls_before = calls;
+    for (const State& s : policy.propose(8)) EXPECT_EQ(signatures.count(s.signature()), 0u);
+    EXPECT_GT(calls, calls_before);
+    EXPECT_EQ(calls, asked.size());
+  }
+}
+
 TEST_F(AnsorPolicyTest, ScoresWithTheSharedScorerAndTeachesIt) {
   auto scorer = std::make_shared<CountingScorer>();
   auto first = make_search_policy("ansor", task(1, scorer));

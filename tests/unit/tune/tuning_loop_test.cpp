@@ -168,6 +168,73 @@ class OneLuckyMeasurement : public CandidateMeasurer {
   CandidateMeasurer& real_;
 };
 
+// The real measurer, except that it reports the schedules `is_copy` picks as copies of an
+// earlier measurement, as Measurer does (MeasureOptions::reuse_programs) for a schedule that
+// lowers to a program it measured before.
+class ReportedCopies : public CandidateMeasurer {
+ public:
+  ReportedCopies(CandidateMeasurer& real, std::function<bool(const State&)> is_copy) : real_(real), is_copy_(std::move(is_copy)) {}
+  std::vector<Record> measure(const std::vector<Candidate>& candidates, double best_seconds,
+                              const std::function<void(const Record&)>& on_record) override {
+    std::vector<Record> records = real_.measure(candidates, best_seconds, {});
+    for (size_t i = 0; i < records.size(); ++i) {
+      records[i].copied = is_copy_(candidates[i].state);
+      reused_ += records[i].copied;
+      if (on_record) on_record(records[i]);
+    }
+    return records;
+  }
+  const Target& target() const override { return real_.target(); }
+  const KernelCompiler& compiler() const override { return real_.compiler(); }
+  double build_seconds() const override { return real_.build_seconds(); }
+  double run_seconds() const override { return real_.run_seconds(); }
+  double lock_wait_seconds() const override { return real_.lock_wait_seconds(); }
+  int reused() const override { return reused_; }
+
+ private:
+  CandidateMeasurer& real_;
+  std::function<bool(const State&)> is_copy_;
+  int reused_ = 0;
+};
+
+bool splits_by_two(const State& s) {
+  for (const StepPtr& step : s.steps())
+    if (auto* split = dynamic_cast<const SplitStep*>(step.get()); split && split->lengths == std::vector<int64_t>{2}) return true;
+  return false;
+}
+
+TEST_F(TuningLoopTest, ACopyOfAnEarlierMeasurementIsNoTrialAndTheRoundAsksForAnother) {
+  ReportedCopies copies(*measurer_, splits_by_two);
+  std::ostringstream progress;
+  TuneSummary summary = tune(4, 2, progress, 0, &copies);
+  // Round 1: the default schedule and split by 1. Round 2: split by 2 (a copy) and by 4, then
+  // one more for the copy: split by 8. Four trials and their records, one copy, not recorded.
+  EXPECT_EQ(scripted_log().calls, (std::vector<std::string>{"propose 1", "update 2", "propose 2", "update 2", "propose 1", "update 1"}));
+  EXPECT_EQ(summary.measured, 4);
+  EXPECT_EQ(summary.copies, 1);
+  std::vector<Record> records = cached();
+  ASSERT_EQ(records.size(), 4u);
+  for (const Record& r : records) EXPECT_FALSE(splits_by_two(replay(std::make_shared<const ComputeDAG>(program_.kernels[0].dag), r.steps)));
+  EXPECT_NE(progress.str().find("[tune] add1: 4/4 trials in "), std::string::npos) << progress.str();
+  EXPECT_NE(progress.str().find(", and 1 programs measured before (no trials)"), std::string::npos) << progress.str();
+}
+
+TEST_F(TuningLoopTest, APolicyThatOffersOnlyCopiesEndsTheLoop) {
+  ReportedCopies copies(*measurer_, [](const State&) { return true; });
+  std::ostringstream progress;
+  TuneSummary summary = tune(4, 2, progress, 0, &copies);
+  // Everything the script has comes back as a copy (not recorded); the round asks again after
+  // each batch of copies until the script runs out, and the loop ends without a trial.
+  EXPECT_EQ(scripted_log().calls,
+            (std::vector<std::string>{"propose 1", "update 2", "propose 2", "update 2", "propose 2", "update 1", "propose 2"}));
+  EXPECT_EQ(summary.measured, 0);
+  EXPECT_EQ(summary.copies, 5);
+  EXPECT_TRUE(cached().empty());
+  EXPECT_NE(progress.str().find("no new schedules to try after 0 trials (5 proposed schedules lowered to programs measured before)"),
+            std::string::npos)
+      << progress.str();
+}
+
 TEST_F(TuningLoopTest, TheFastestSchedulesAreMeasuredAgainAndCountAtTheirMedian) {
   OneLuckyMeasurement lucky(*measurer_);
   std::ostringstream progress;
