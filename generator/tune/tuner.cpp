@@ -162,7 +162,7 @@ int TuningTask::run_round(int n, std::ostream& progress) {
     const int copied = static_cast<int>(std::count_if(records.begin(), records.end(), [](const Record& r) { return r.copied; }));
     std::vector<MeasuredCandidate> measured;
     for (size_t i = 0; i < records.size(); ++i) {
-      if (!records[i].ok()) ++failed;
+      if (!records[i].ok() && !records[i].copied) ++failed;
       if (i == 0 && default_first && !result_rejection(records[i])) summary_.default_seconds = records[i].seconds;
       if (!result_rejection(records[i])) note_time(records[i], batch[i].state);
       measured.push_back({std::move(batch[i].state), std::move(records[i])});

@@ -73,6 +73,9 @@ class TuningTask {
   // scorer of its own over the cache. The measurer and the cache must outlive the task.
   TuningTask(std::string kernel_name, std::shared_ptr<const ComputeDAG> dag, CandidateMeasurer& measurer, const TuningCache& cache,
              TuneOptions options, std::function<std::shared_ptr<ProgramScorer>()> scorer = {});
+  // Its policy asks it which schedules repeat a measured program (SearchTask::new_program).
+  TuningTask(const TuningTask&) = delete;
+  TuningTask& operator=(const TuningTask&) = delete;
 
   // Measures up to n new programs (fewer when the budget has less left) and prints a progress
   // line. Returns how many were measured: 0 when the policy has no new schedule to offer, or
