@@ -60,7 +60,7 @@ struct TuneSummary {
   std::optional<double> default_seconds;  // the default schedule's time, once measured (now or before)
   int transferred = 0;  // schedules mapped from other shapes' records measured in this run
   // Proposed schedules that lowered to a program measured before (their records copy that
-  // measurement): not trials.
+  // measurement): not trials, not in the cache.
   int copies = 0;
 };
 
@@ -79,8 +79,8 @@ class TuningTask {
 
   // Measures up to n new programs (fewer when the budget has less left) and prints a progress
   // line. Returns how many were measured: 0 when the policy has no new schedule to offer, or
-  // offers only schedules of programs measured before. Those are measured too (their records
-  // copy the earlier measurement) but are no trials.
+  // offers only schedules of programs measured before. Those get a copy of the earlier
+  // measurement (Record::copied), which is no trial and is not written to the cache.
   int run_round(int n, std::ostream& progress);
 
   // Measures the fastest schedules again (TuneOptions::confirm_schedules) when this run measured
