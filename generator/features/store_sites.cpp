@@ -49,7 +49,9 @@ class StoreCollector {
       }
       case StmtKind::IfThenElse: {
         auto* i = s->as<IfThenElseNode>();
-        const bool ragged = std::any_of(loops_.begin(), loops_.end(), [&](int l) { return uses_var(i->cond, program.loops[l]->var.get()); });
+        // A test that skips a padding's taps is not a ragged tile's guard.
+        const bool ragged = i->role == CondRole::Domain &&
+                            std::any_of(loops_.begin(), loops_.end(), [&](int l) { return uses_var(i->cond, program.loops[l]->var.get()); });
         ragged_guards_ += ragged;
         visit(i->then_case);
         visit(i->else_case);

@@ -185,7 +185,7 @@ class BarrierInserter {
     }
     // A branch may not run: its barriers do not separate what comes before and after.
     out = Summary::of(all);
-    return std::make_shared<IfThenElseNode>(i.cond, then_case, else_case);
+    return std::make_shared<IfThenElseNode>(i.cond, then_case, else_case, i.role);
   }
 
   Stmt visit_seq(const std::vector<Stmt>& stmts, const Scope& scope, Summary& out) {

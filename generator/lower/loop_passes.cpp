@@ -38,7 +38,7 @@ Stmt auto_unroll(const Stmt& s, int max_steps, int64_t& steps) {
       Stmt t = auto_unroll(i->then_case, max_steps, a);
       Stmt e = i->else_case ? auto_unroll(i->else_case, max_steps, b) : nullptr;
       steps = std::min(kNotUnrollable, a + b);
-      return std::make_shared<IfThenElseNode>(i->cond, t, e);
+      return std::make_shared<IfThenElseNode>(i->cond, t, e, i->role);
     }
     case StmtKind::Allocate: {
       auto* a = s->as<AllocateNode>();

@@ -256,6 +256,7 @@ class Lowerer {
   struct Guard {
     Expr cond;
     int level;  // the innermost own loop it depends on, -1 for none
+    CondRole role = CondRole::Domain;
   };
 
   // Whether stage s may compute, unguarded, the elements past its tensor's edges that its ragged
@@ -350,11 +351,72 @@ class Lowerer {
     return guards;
   }
 
+  // The condition, in the stage's own axes, outside which e equals `value`: a select whose
+  // false value it is, a load of a computed stage whose value is such a select (a padding stage:
+  // its axes replaced by the load's indices) and, for a zero, a product with such a factor or
+  // a conversion of one. Null for none.
+  Expr equals_outside(const Expr& e, const Expr& value) const {
+    if (auto* sel = e->as<SelectNode>()) return structural_equal(sel->false_value, value) ? sel->cond : nullptr;
+    const bool zero = is_zero(value);
+    if (auto* c = e->as<CastNode>(); c && zero) return equals_outside(c->value, make_const(c->value->dtype, 0));
+    if (auto* b = e->as<BinaryNode>(); b && b->op == BinaryOp::Mul && zero) {
+      Expr x = equals_outside(b->a, value), y = equals_outside(b->b, value);
+      return x && y ? logical_and(x, y) : x ? x : y;
+    }
+    auto* l = e->as<LoadNode>();
+    const int p = l ? state_.find_stage(l->tensor) : -1;
+    if (p < 0 || !state_.stage(p).op->body || state_.stage(p).op->reduction()) return nullptr;
+    const Operation& producer = *state_.stage(p).op;
+    Expr c = equals_outside(producer.body, value);
+    if (!c) return nullptr;
+    VarMap at_load;
+    for (size_t d = 0; d < producer.axes.size(); ++d) at_load.emplace_back(producer.axes[d].var.get(), l->indices[d]);
+    return substitute(c, at_load);
+  }
+
+  static bool is_zero(const Expr& e) {
+    auto* f = e->as<FloatImmNode>();
+    return is_const_int(e, 0) || (f && f->value == 0.0);
+  }
+
+  // Guards that skip the updates of reduction stage s that would combine its identity: a sum
+  // over a padded input adds nothing where a tap reads the padding (oneDNN's kernels skip those
+  // taps too), a max over a padding of the identity takes nothing from it. A condition is kept
+  // only where it sits around whole register tiles: it depends on a reduction loop, and every
+  // loop from the outermost reduction loop (`prefix`) down to the innermost one it depends on
+  // is a serial reduction loop. The skip is exact but for an update of zero times an infinity
+  // or a NaN, which the sum then lacks, as the libraries' sums do. CPU programs only: on a GPU
+  // the skipped loops can hold a block's barriers, which every thread must reach.
+  void add_identity_skipping_guards(int s, int prefix, std::vector<Guard>& guards) const {
+    for (const Stage& other : state_.stages())
+      for (int leaf : other.leaves)
+        if (is_thread_binding(other.iters[leaf].annotation)) return;
+    const Stage& st = state_.stage(s);
+    const StageBounds& in = info(s);
+    auto* r = in.body->as<ReduceNode>();
+    Expr skip = equals_outside(r->source, reduce_identity(r->op, st.op->dtype));
+    if (!skip) return;
+    std::vector<Expr> conjuncts;
+    split_conjuncts(simplify(to_buffer_coords(substitute(skip, nest_.root_values(s))), nest_.ranges()), conjuncts);
+    for (const Expr& c : conjuncts) {
+      const int level = guard_level(st, in, c);
+      bool around_tiles = level >= prefix;
+      for (int p = prefix; around_tiles && p <= level; ++p)
+        around_tiles = in.reduce_node[st.leaves[p]] && st.leaf(p).kind == IterKind::Reduce && st.leaf(p).annotation == IterAnnotation::None;
+      const bool known = std::any_of(guards.begin(), guards.end(), [&](const Guard& g) { return structural_equal(g.cond, c); });
+      if (around_tiles && !known && !is_const_int(c, 1)) guards.push_back({c, level, CondRole::SkipIdentity});
+    }
+  }
+
+  // The guards at `level` around body: the identity-skipping ones inside the domain's.
   Stmt wrap_guards(const std::vector<Guard>& guards, int level, Stmt body) const {
-    Expr cond;
-    for (const Guard& g : guards)
-      if (g.level == level) cond = cond ? logical_and(cond, g.cond) : g.cond;
-    return cond ? make_if(cond, body) : body;
+    for (CondRole role : {CondRole::SkipIdentity, CondRole::Domain}) {
+      Expr cond;
+      for (const Guard& g : guards)
+        if (g.level == level && g.role == role) cond = cond ? logical_and(cond, g.cond) : g.cond;
+      if (cond) body = make_if(cond, body, nullptr, role);
+    }
+    return body;
   }
 
   std::vector<Expr> store_indices(int s) const {
@@ -402,6 +464,7 @@ class Lowerer {
         init = build_region_init(s, reduce_identity(red->op, t));
       } else {
         init = build_init(s, prefix, idx, reduce_identity(red->op, t));
+        add_identity_skipping_guards(s, prefix, guards);
       }
     }
 

@@ -17,12 +17,12 @@ Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value, std::
 
 Stmt make_allocate(std::string buffer, Stmt body) { return std::make_shared<AllocateNode>(std::move(buffer), std::move(body)); }
 
-Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case, CondRole role) {
   if (const int64_t* c = as_const_int(cond)) {
     if (*c) return then_case;
     return else_case ? else_case : make_seq({});
   }
-  return std::make_shared<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case));
+  return std::make_shared<IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case), role);
 }
 
 Stmt make_seq(std::vector<Stmt> stmts) {
@@ -64,7 +64,7 @@ Stmt substitute(const Stmt& s, const VarMap& map) {
     }
     case StmtKind::IfThenElse: {
       auto* i = s->as<IfThenElseNode>();
-      return make_if(substitute(i->cond, map), substitute(i->then_case, map), i->else_case ? substitute(i->else_case, map) : nullptr);
+      return make_if(substitute(i->cond, map), substitute(i->then_case, map), i->else_case ? substitute(i->else_case, map) : nullptr, i->role);
     }
     case StmtKind::Seq: {
       std::vector<Stmt> out;
@@ -129,7 +129,7 @@ Stmt map_children(const Stmt& s, const std::function<Stmt(const Stmt&)>& rewrite
     case StmtKind::IfThenElse: {
       auto* i = s->as<IfThenElseNode>();
       Stmt then_case = rewrite(i->then_case);
-      return make_if(i->cond, then_case, i->else_case ? rewrite(i->else_case) : nullptr);
+      return make_if(i->cond, then_case, i->else_case ? rewrite(i->else_case) : nullptr, i->role);
     }
     case StmtKind::Seq: {
       std::vector<Stmt> out;

@@ -88,12 +88,21 @@ struct AllocateNode final : StmtNode {
   const Stmt body;
 };
 
+// What a condition of the loop program is for, where passes treat them differently.
+enum class CondRole : uint8_t {
+  Domain,        // keeps the statements inside the iteration domain (ragged tiles, regions, user conditions)
+  SkipIdentity,  // skips updates of a reduction that would combine its identity (taps on a padding):
+                 // placed around whole tiles on purpose, it is never unswitched
+};
+
 struct IfThenElseNode final : StmtNode {
   static constexpr StmtKind kKind = StmtKind::IfThenElse;
-  IfThenElseNode(Expr c, Stmt t, Stmt e) : StmtNode(kKind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  IfThenElseNode(Expr c, Stmt t, Stmt e, CondRole r = CondRole::Domain)
+      : StmtNode(kKind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)), role(r) {}
   const Expr cond;
   const Stmt then_case;
   const Stmt else_case;  // may be null
+  const CondRole role;
 };
 
 struct SeqNode final : StmtNode {
@@ -114,7 +123,7 @@ Stmt make_for_like(const ForNode& f, Stmt body);
 Stmt make_store(std::string buffer, std::vector<Expr> indices, Expr value, std::optional<ThreadReduction> across_threads = std::nullopt);
 Stmt make_allocate(std::string buffer, Stmt body);
 // Drops the condition when it is constant.
-Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr);
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = nullptr, CondRole role = CondRole::Domain);
 // Flattens nested sequences; a single statement is returned as is.
 Stmt make_seq(std::vector<Stmt> stmts);
 Stmt make_barrier();

@@ -170,7 +170,7 @@ class GuardUnswitcher {
     bool found = false;
     for_each_stmt(s, [&](const Stmt& x) {
       auto* i = x->as<IfThenElseNode>();
-      if (found || !i || i->else_case) return;
+      if (found || !i || i->else_case || i->role != CondRole::Domain) return;
       std::vector<Expr> conjuncts;
       split_conjuncts(i->cond, conjuncts);
       found = std::any_of(conjuncts.begin(), conjuncts.end(), [&](const Expr& c) {
@@ -188,7 +188,7 @@ class GuardUnswitcher {
       inner.pop_back();
       return;
     }
-    if (auto* i = s->as<IfThenElseNode>(); i && !i->else_case) {
+    if (auto* i = s->as<IfThenElseNode>(); i && !i->else_case && i->role == CondRole::Domain) {
       std::vector<Expr> conjuncts;
       split_conjuncts(i->cond, conjuncts);
       for (const Expr& c : conjuncts) {
@@ -219,7 +219,7 @@ class GuardUnswitcher {
     if (kept.empty()) return i->then_case;
     Expr cond = kept[0];
     for (size_t k = 1; k < kept.size(); ++k) cond = logical_and(cond, kept[k]);
-    return make_if(cond, i->then_case);
+    return make_if(cond, i->then_case, nullptr, i->role);
   }
 
   RangeMap ranges_;
