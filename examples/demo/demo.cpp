@@ -28,11 +28,25 @@ std::string shape_text(const ansor_tensor_info& t) {
   return s + "]";
 }
 
-// Element i of a buffer as a double (f32, f64 and the integer types).
+// bfloat16 is the upper half of a float's bits.
+float bf16_value(uint16_t bits) {
+  const uint32_t word = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
+uint16_t bf16_bits(float exact) {
+  uint32_t word;
+  std::memcpy(&word, &exact, sizeof word);
+  return static_cast<uint16_t>(word >> 16);
+}
+
+// Element i of a buffer as a double (f32, f64, bf16 and the integer types).
 double element(const std::vector<unsigned char>& buf, ansor_dtype t, int64_t i) {
   const void* p = buf.data() + i * ansor_dtype_size(t);
   switch (t) {
     case ANSOR_DTYPE_F32: return *static_cast<const float*>(p);
+    case ANSOR_DTYPE_BF16: return bf16_value(*static_cast<const uint16_t*>(p));
     case ANSOR_DTYPE_F64: return *static_cast<const double*>(p);
     case ANSOR_DTYPE_I8: return *static_cast<const int8_t*>(p);
     case ANSOR_DTYPE_I16: return *static_cast<const int16_t*>(p);
@@ -53,6 +67,7 @@ void fill_random(std::vector<unsigned char>& buf, ansor_dtype t, std::mt19937& r
     switch (t) {
       case ANSOR_DTYPE_F32: *static_cast<float*>(p) = static_cast<float>(v); break;
       case ANSOR_DTYPE_F64: *static_cast<double*>(p) = v; break;
+      case ANSOR_DTYPE_BF16: *static_cast<uint16_t*>(p) = bf16_bits(static_cast<float>(std::round(v * 64) / 64)); break;
       default: *static_cast<unsigned char*>(p) = static_cast<unsigned char>(rng() % 7); break;
     }
   }

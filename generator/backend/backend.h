@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/tensor_intrinsic.h"
+#include "lower/tensor_intrinsic.h"
 #include "codegen/code_generator.h"
 #include "codegen/kernel_signature.h"
 #include "measure/compiler.h"
@@ -44,6 +44,8 @@ class Backend {
   virtual bool names(const std::string& target) const = 0;
 
   virtual const CodeGenerator& code_generator() const = 0;
+  // The tensor intrinsics of its kind (lower/tensor_intrinsic.h), each offered to the targets
+  // with its features.
   virtual IntrinsicTable intrinsics() const = 0;
 
   // The flags that compile the request's kernels: the user's, else the backend's defaults, made

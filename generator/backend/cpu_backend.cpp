@@ -22,9 +22,6 @@ std::vector<std::string> object_command(const CodeGenerator& generator, const st
   return generator.compile_command(compiler, flags, runtime_include, "<SOURCE>", "<OUTPUT>", CompileOutput::Object);
 }
 
-// No tensor intrinsic yet: the next ones are AMX, AVX512-BF16 and VNNI.
-constexpr std::span<const TensorIntrinsic> kIntrinsics;
-
 }  // namespace
 
 bool CpuBackend::names(const std::string& target) const {
@@ -41,7 +38,16 @@ const CodeGenerator& CpuBackend::code_generator() const {
   return generator;
 }
 
-IntrinsicTable CpuBackend::intrinsics() const { return kIntrinsics; }
+IntrinsicTable CpuBackend::intrinsics() const { return cpu_tensor_intrinsics(); }
+
+SamplerContext CpuBackend::sampler_context(const Target& target) const {
+  SamplerContext ctx = SamplerContext::for_cpu(target);
+  // The dot-product rows: one output axis of lanes, one reduction axis of depth.
+  for (const TensorIntrinsic* row : tensor_intrinsics_for(target))
+    if (row->extents.size() == 2 && row->reduces == std::vector<bool>{false, true})
+      ctx.tensor_intrinsics.push_back({row->lhs.dtype, row->rhs.dtype, row->out.dtype, row->extents[0], row->extents[1]});
+  return ctx;
+}
 
 std::vector<std::string> CpuBackend::kernel_flags(const KernelBuildRequest& request) const {
   // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).

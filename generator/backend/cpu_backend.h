@@ -21,7 +21,7 @@ class CpuBackend final : public Backend {
   std::string cannot_measure(const KernelBuildRequest& request, const Target& target, const KernelCompiler& compiler) const override;
   int build_parallelism(const Target& target) const override { return target.cores; }
   std::unique_ptr<Measurer> make_measurer(KernelCompiler compiler, const Target& target, MeasureOptions options) const override;
-  SamplerContext sampler_context(const Target& target) const override { return SamplerContext::for_cpu(target); }
+  SamplerContext sampler_context(const Target& target) const override;
   std::string header_includes() const override { return ""; }
   std::string header_interface_comment() const override;
   std::string entry_point_companions(const std::vector<ParamDecl>&, const std::string&) const override { return ""; }

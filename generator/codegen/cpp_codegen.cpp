@@ -115,6 +115,12 @@ class CppEmitter final : public CEmitter {
           emit_vector_stmt(f.body, f.var.get(), static_cast<int>(f.extent));
         }
         return;
+      case ForKind::Tensorized:
+        if (const TensorCall* call = kernel_.find_tensor_call(&f)) {
+          emit_tensor_call(*call);
+          return;
+        }
+        break;  // no intrinsic of the target computes it: the loops as they are
       case ForKind::VectorizeHint: line("ANSOR_VECTORIZE_LOOP"); break;
       case ForKind::Unrolled: line("ANSOR_UNROLL_LOOP"); break;
       case ForKind::ThreadBinding:
@@ -127,6 +133,16 @@ class CppEmitter final : public CEmitter {
     stmt(f.body);
     --indent_;
     line("}");
+  }
+
+  // A tensorized loop nest: the call of its intrinsic that lowering found, on the addresses of
+  // the operands' first elements, skipped where its guard (a padding's condition) fails.
+  void emit_tensor_call(const TensorCall& call) {
+    auto address = [this](const TensorCall::Operand& o) {
+      return fmt::format("&{}[{}]", buffer_names_[o.buffer], flat_index_text(buffer(o.buffer), o.indices));
+    };
+    const std::string text = call.intrinsic->emit(address(call.lhs), address(call.rhs), address(call.out));
+    line(call.guard ? fmt::format("if ({}) {}", expr(call.guard), text) : text);
   }
 
   // ---- Horizontal reductions ----

@@ -197,6 +197,7 @@ class CudaEmitter final : public CEmitter {
       case ForKind::Unrolled:
       case ForKind::Vectorized:
       case ForKind::ThreadBinding: line("#pragma unroll"); break;  // a virtual thread: unrolled into each thread
+      case ForKind::Tensorized:  // no CUDA tensor intrinsic yet: the loops as they are
       case ForKind::VectorizeHint:
       case ForKind::Serial: break;
     }

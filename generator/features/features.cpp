@@ -140,7 +140,7 @@ class FeatureExtractor {
     row[at(Feature::BoolOp)] = static_cast<float>(a.ops.bool_ops * a.outer_prod);
     row[at(Feature::SelectOp)] = static_cast<float>(a.ops.select_ops * a.outer_prod);
     const StoreNode& store = *program_.stores[s].store;
-    annotation(row, Feature::VecNum, s, store, [](ForKind k) { return k == ForKind::Vectorized || k == ForKind::VectorizeHint; });
+    annotation(row, Feature::VecNum, s, store, [](ForKind k) { return k == ForKind::Vectorized || k == ForKind::VectorizeHint || k == ForKind::Tensorized; });
     annotation(row, Feature::UnrollNum, s, store, [](ForKind k) { return k == ForKind::Unrolled; });
     annotation(row, Feature::ParallelNum, s, store, [](ForKind k) { return k == ForKind::Parallel; });
 

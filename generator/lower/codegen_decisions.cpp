@@ -6,6 +6,7 @@
 
 #include "ir/arith.h"
 #include "lower/gpu_launch.h"
+#include "lower/tensorize.h"
 
 namespace ansor {
 
@@ -138,6 +139,20 @@ class DecisionWalker {
   RangeMap ranges_;
 };
 
+// Each tensorized loop's call among the target's intrinsics. A loop that none computes (the
+// target lacks the instruction, or a mutation changed the loops' shape) stays the loop nest it
+// is, which every code generator prints as plain loops: slower, never wrong. Records that need
+// an instruction never replay on a target without it (Target::same_isa).
+void find_tensor_calls(LoweredKernel& k, const Target& target) {
+  const std::vector<const TensorIntrinsic*> rows = tensor_intrinsics_for(target);
+  for_each_stmt(k.body, [&](const Stmt& s) {
+    auto* f = s->as<ForNode>();
+    std::string why;
+    if (f && f->for_kind == ForKind::Tensorized)
+      if (std::optional<TensorCall> call = match_tensor_call(k, *f, rows, why)) k.tensor_calls[f] = *call;
+  });
+}
+
 // Launches whose vector copies move kernel arguments are printed for aligned and unaligned
 // arguments both.
 void mark_aligned_variants(LoweredKernel& k) {
@@ -162,6 +177,7 @@ void take_codegen_decisions(LoweredKernel& kernel, const Target& target) {
   } else {
     kernel.index_dtype = DType::I64;
     walker.find_horizontal_reductions(kernel.body);
+    find_tensor_calls(kernel, target);
   }
   for (LoweredKernel& packer : kernel.packers) take_codegen_decisions(packer, target);
 }

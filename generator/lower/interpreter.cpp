@@ -129,6 +129,10 @@ class Interpreter {
           run_grid(*f, s);
           break;
         }
+        if (const TensorCall* call = kernel_.find_tensor_call(f)) {
+          exec_tensor_call(*call);
+          break;
+        }
         // A masked vector loop runs its active lanes only.
         const int64_t extent = f->masked() ? std::clamp<int64_t>(static_cast<int64_t>(eval(f->active_lanes)), 0, f->extent) : f->extent;
         int64_t& v = ctx_->vars[f->var.get()];
@@ -174,6 +178,56 @@ class Interpreter {
         for (auto& x : s->as<SeqNode>()->stmts) exec(x);
         break;
       case StmtKind::Barrier: break;
+    }
+  }
+
+  // A tensorized loop runs its intrinsic's own meaning on the elements its operands span, in
+  // their element types, so that the row's layout and arithmetic are what the kernel tests check.
+  void exec_tensor_call(const TensorCall& call) {
+    if (call.guard && eval(call.guard) == 0) return;
+    const TensorIntrinsic& row = *call.intrinsic;
+    auto span_of = [&](const IntrinsicOperand& o) {
+      int64_t last = 0;
+      for (size_t a = 0; a < row.extents.size(); ++a) last += (row.extents[a] - 1) * o.strides[a];
+      return last + 1;
+    };
+    struct Elements {
+      const TensorCall::Operand* operand;
+      const IntrinsicOperand* layout;
+      std::vector<unsigned char> bytes;
+      int64_t first = 0;
+    };
+    Elements parts[] = {{&call.lhs, &row.lhs, {}, 0}, {&call.rhs, &row.rhs, {}, 0}, {&call.out, &row.out, {}, 0}};
+    for (Elements& p : parts) {
+      const Buffer& b = *buffer_info_.at(p.operand->buffer);
+      const std::vector<double>& data = *ctx_->buffers.at(b.name);
+      p.first = offset(b, p.operand->indices);
+      const int64_t n = span_of(*p.layout);
+      p.bytes.resize(static_cast<size_t>(n * dtype_bytes(b.dtype)));
+      for (int64_t i = 0; i < n; ++i) store_typed(b.dtype, data.at(static_cast<size_t>(p.first + i)), p.bytes.data(), i);
+    }
+    row.interpret(parts[0].bytes.data(), parts[1].bytes.data(), parts[2].bytes.data());
+    const Buffer& out = *buffer_info_.at(call.out.buffer);
+    std::vector<double>& data = *ctx_->buffers.at(out.name);
+    for (int64_t i = 0; i < span_of(row.out); ++i) data.at(static_cast<size_t>(parts[2].first + i)) = load_typed(out.dtype, parts[2].bytes.data(), i);
+  }
+
+  // An element of the given type at position i of raw storage, to and from the interpreter's doubles.
+  static void store_typed(DType t, double v, unsigned char* base, int64_t i) {
+    switch (t) {
+      case DType::F32: reinterpret_cast<float*>(base)[i] = static_cast<float>(v); return;
+      case DType::BF16: reinterpret_cast<uint16_t*>(base)[i] = ansor_rt::f32_to_bf16(static_cast<float>(v)); return;
+      case DType::I32: reinterpret_cast<int32_t*>(base)[i] = static_cast<int32_t>(v); return;
+      case DType::I8: reinterpret_cast<int8_t*>(base)[i] = static_cast<int8_t>(v); return;
+      case DType::U8: reinterpret_cast<uint8_t*>(base)[i] = static_cast<uint8_t>(v); return;
+      default: throw std::runtime_error(fmt::format("interpret: no tensor intrinsic operand of type {}", dtype_name(t)));
+    }
+  }
+  static double load_typed(DType t, const unsigned char* base, int64_t i) {
+    switch (t) {
+      case DType::F32: return reinterpret_cast<const float*>(base)[i];
+      case DType::I32: return reinterpret_cast<const int32_t*>(base)[i];
+      default: throw std::runtime_error(fmt::format("interpret: no tensor intrinsic result of type {}", dtype_name(t)));
     }
   }
 

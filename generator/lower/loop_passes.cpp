@@ -46,6 +46,10 @@ Stmt auto_unroll(const Stmt& s, int max_steps, int64_t& steps) {
     }
     case StmtKind::For: {
       auto* f = s->as<ForNode>();
+      if (f->for_kind == ForKind::Tensorized) {  // one call, whose loops stay as they are
+        steps = 1;
+        return s;
+      }
       int64_t inner;
       Stmt body = auto_unroll(f->body, max_steps, inner);
       ForKind kind = f->for_kind;

@@ -24,6 +24,7 @@ ForKind for_kind_of(IterAnnotation a) {
     case IterAnnotation::Unroll: return ForKind::Unrolled;
     case IterAnnotation::Vectorize: return ForKind::Vectorized;
     case IterAnnotation::Parallel: return ForKind::Parallel;
+    case IterAnnotation::Tensorize: return ForKind::Tensorized;
     default: return ForKind::ThreadBinding;
   }
 }

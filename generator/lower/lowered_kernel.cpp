@@ -28,6 +28,11 @@ const MemoryHints* LoweredKernel::find_memory_hints(const std::string& buffer) c
   return it == memory_hints.end() ? nullptr : &it->second;
 }
 
+const TensorCall* LoweredKernel::find_tensor_call(const ForNode* loop) const {
+  auto it = tensor_calls.find(loop);
+  return it == tensor_calls.end() ? nullptr : &it->second;
+}
+
 const VectorCopy* LoweredKernel::find_vector_copy(const ForNode* loop) const {
   auto it = vector_copies.find(loop);
   return it == vector_copies.end() ? nullptr : &it->second;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lower/stmt.h"
+#include "lower/tensor_intrinsic.h"
 
 namespace ansor {
 
@@ -98,6 +99,20 @@ struct VectorCopy {
   bool of_arguments = false;  // it loads or stores a kernel argument (GpuLaunch::aligned_variants)
 };
 
+// The call of `intrinsic` that a tensorized loop is printed as.
+struct TensorCall {
+  const TensorIntrinsic* intrinsic = nullptr;
+  // The first element of each operand (every variable of the nest at 0).
+  struct Operand {
+    std::string buffer;
+    std::vector<Expr> indices;
+  };
+  Operand lhs, rhs, out;
+  // Where the nest's products are zero (a padding read through a select), the call is skipped:
+  // it runs only where `guard` holds (null: always).
+  Expr guard;
+};
+
 // The loop program of a kernel, every decision taken: what a code generator prints, what the
 // interpreter runs and what the cost model's features describe.
 struct LoweredKernel {
@@ -123,6 +138,8 @@ struct LoweredKernel {
   // CPU: the first store of each run of accumulation steps combined as one balanced tree, and
   // the number of statements in the run.
   std::map<const StmtNode*, size_t> horizontal_reductions;
+  // CPU: the call each tensorized loop is printed as.
+  std::map<const ForNode*, TensorCall> tensor_calls;
   // The target's: vector loads of a prefetched tensor are prefetched once per cache line.
   int cache_line_bytes = 64;
 
@@ -136,6 +153,8 @@ struct LoweredKernel {
   const MemoryHints* find_memory_hints(const std::string& buffer) const;
   // The vector copy a vectorized loop is printed as, null for vector statements.
   const VectorCopy* find_vector_copy(const ForNode* loop) const;
+  // The call a tensorized loop is printed as, null for other loops.
+  const TensorCall* find_tensor_call(const ForNode* loop) const;
   // The statements a horizontal reduction starting at `store` combines, 0 where none starts.
   size_t horizontal_reduction_length(const StmtNode* store) const;
 };

@@ -25,6 +25,7 @@ enum class ForKind : uint8_t {
   VectorizeHint,  // a vectorize annotation with no explicit vector form: the compiler is asked
   Unrolled,       // too long to write out: the compiler is asked to unroll it
   ThreadBinding,  // a GPU index (block, thread, vthread)
+  Tensorized,     // with the loops inside it, one call of a tensor intrinsic (lower/tensorize.h)
 };
 
 class StmtNode {

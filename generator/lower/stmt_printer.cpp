@@ -16,6 +16,7 @@ std::string for_prefix(const ForNode& f) {
     case ForKind::Vectorized: return "vectorize";
     case ForKind::VectorizeHint: return "vectorize_hint";
     case ForKind::Unrolled: return "unroll";
+    case ForKind::Tensorized: return "tensorized";
     case ForKind::ThreadBinding: return fmt::format("bind({})", annotation_name(f.binding));
   }
   return "for";

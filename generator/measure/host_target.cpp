@@ -42,6 +42,8 @@ void query_native(const KernelCompiler& c, Target& t) {
              std::find(features.begin(), features.end(), feature) != features.end();
     };
     t.isa = has("avx512f") ? "avx512" : has("avx2") ? "avx2" : has("sse4.2") ? "sse4" : has("neon") ? "neon" : "generic";
+    for (const std::string& f : tensor_feature_names())
+      if (has(f.c_str())) t.tensor_features.push_back(f);
     return;
   }
   std::string gcc = run_command_output(shell_quote(c.path) + flags + " -Q --help=target 2>/dev/null");
@@ -49,6 +51,8 @@ void query_native(const KernelCompiler& c, Target& t) {
     t.cpu = m[1];
     auto has = [&](const char* option) { return std::regex_search(gcc, std::regex(fmt::format("-m{}\\s+\\[enabled\\]", option))); };
     t.isa = has("avx512f") ? "avx512" : has("avx2") ? "avx2" : has("sse4.2") ? "sse4" : "generic";
+    for (const std::string& f : tensor_feature_names())
+      if (has(f.c_str())) t.tensor_features.push_back(f);
     return;
   }
   t.cpu = "unknown";

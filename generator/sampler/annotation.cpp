@@ -74,13 +74,9 @@ void Annotator::parallelize(State& s, std::mt19937_64& rng) {
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location != ComputeLocation::Root) continue;
-    int leading = 0;
+    const int leading = parallelizable_loops(s, i);
     int64_t extent = 1;
-    while (leading < static_cast<int>(st.leaves.size()) && st.leaf(leading).kind == IterKind::Spatial &&
-           st.leaf(leading).annotation == IterAnnotation::None) {
-      extent *= std::max<int64_t>(1, st.leaf(leading).extent);
-      ++leading;
-    }
+    for (int p = 0; p < leading; ++p) extent *= std::max<int64_t>(1, st.leaf(p).extent);
     if (leading == 0 || extent <= 1 || !chance(rng, 0.9)) continue;
     // Enough outer loops to keep every thread busy, sometimes more.
     int count = 1;

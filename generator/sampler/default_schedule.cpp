@@ -171,11 +171,10 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
     if (st.location == ComputeLocation::Root) {
+      const int leading = parallelizable_loops(s, i);
       int count = 0;
       int64_t extent = 1;
-      while (count < static_cast<int>(st.leaves.size()) && st.leaf(count).kind == IterKind::Spatial &&
-             st.leaf(count).annotation == IterAnnotation::None && extent < ctx.parallelism * 4)
-        extent *= std::max<int64_t>(1, s.stage(i).leaf(count++).extent);
+      while (count < leading && extent < ctx.parallelism * 4) extent *= std::max<int64_t>(1, s.stage(i).leaf(count++).extent);
       if (count > 1) {
         std::vector<int> loops(count);
         for (int p = 0; p < count; ++p) loops[p] = p;

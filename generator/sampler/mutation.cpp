@@ -208,12 +208,8 @@ std::optional<State> Mutator::mutate_parallel(const State& program, std::mt19937
   for (const ParallelSite& site : shuffled(parallel_sites(steps, 0), rng)) {
     ProgramBuilder builder(program.dag_ptr(), ctx_);
     if (!builder.apply(steps, 0, site.first)) return std::nullopt;
-    // The loops the annotator could have fused: the leading spatial loops not annotated yet.
-    const Stage& st = builder.state().stage(site.stage);
-    int leading = 0;
-    while (leading < static_cast<int>(st.leaves.size()) && st.leaf(leading).kind == IterKind::Spatial &&
-           st.leaf(leading).annotation == IterAnnotation::None)
-      ++leading;
+    // The loops the annotator could have fused.
+    const int leading = parallelizable_loops(builder.state(), site.stage);
     std::vector<int> counts;
     for (int c = 1; c <= leading; ++c)
       if (c != site.fused) counts.push_back(c);

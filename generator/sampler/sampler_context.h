@@ -4,9 +4,20 @@
 
 #include <vector>
 
+#include "ir/dtype.h"
 #include "target/target.h"
 
 namespace ansor {
+
+// A tensor intrinsic of the target as the sketch rules see it (the backend fills them in from
+// its table, lower/tensor_intrinsic.h): it sums products of `lhs` and `rhs` elements converted
+// to `out`, `lanes` outputs consecutive along the innermost output axis at once, each over
+// `depth` consecutive elements of a reduction axis along which `lhs` is contiguous and which
+// it shares for all lanes.
+struct TensorizeOption {
+  DType lhs = DType::BF16, rhs = DType::BF16, out = DType::F32;
+  int64_t lanes = 16, depth = 2;
+};
 
 struct SamplerContext {
   bool gpu = false;
@@ -22,6 +33,8 @@ struct SamplerContext {
   // GPU: the limits of a block, and how many virtual threads a tile may have
   GpuLimits gpu_limits;
   int max_vthreads = 8;
+  // CPU: the tensor intrinsics that tiles of matching reductions are computed by.
+  std::vector<TensorizeOption> tensor_intrinsics;
 
   // A CPU's: its threads and vector width.
   static SamplerContext for_cpu(const Target& target);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,25 @@ bool needs_multi_level_tiling(const State& state, int stage);
 // 1) is returned through spatial_splits.
 State multi_level_tiling(const State& state, int stage, const std::string& structure, std::vector<int>& spatial_splits);
 
+// How a tiling candidate's tiles are computed by a tensor intrinsic of the target: its
+// reduction sums products of two loads converted to its type, lhs * rhs in the option's types
+// (either order), with lhs contiguous along reduction axis `k` (its last index is k) and not
+// reading the innermost output axis, and rhs a const input (packed by layout rewrite into the
+// intrinsic's layout) that reads both; the innermost output axis and k are whole multiples of
+// the option's lanes and depth.
+struct TensorizeChoice {
+  TensorizeOption option;
+  int k_root = -1;  // the stage's root iterator of axis k
+};
+std::optional<TensorizeChoice> tensorize_choice(const SamplerContext& ctx, const State& state, int stage);
+
+// multi_level_tiling's SSRSRS for a stage `choice` computes by an intrinsic: k is first split by
+// the intrinsic's depth, its outer part tiled in two levels, every other reduction axis too, and
+// the spatial axes in four; the innermost output axis's last level (whole vectors, as tile sizes
+// of a vector axis are drawn) is split by the intrinsic's lanes. The lanes and the depth come
+// last, the lanes annotated `tensorize`.
+State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, std::vector<int>& spatial_splits);
+
 // Tiles `consumer` like the first `levels` spatial levels of a stage tiled by
 // multi_level_tiling and computes the stage inside the consumer's last loop of those levels.
 State fuse_into_consumer(const State& state, int stage, int consumer, const std::vector<int>& spatial_splits, int levels);
@@ -77,6 +97,12 @@ State fuse_into_consumer(const State& state, int stage, int consumer, const std:
 int64_t vector_length(int64_t extent, int64_t max_lanes);
 
 inline constexpr int64_t kMinRaggedVectorTrips = 4;
+
+// How many of a stage's leading loops may be fused into its parallel loop: spatial, not
+// annotated, and none beyond a loop that other stages are computed at. Fusing past that loop
+// would move those stages inside the fused loop, computing a tile (a local accumulator, a
+// packed block) per element instead of per tile.
+int parallelizable_loops(const State& state, int stage);
 
 // Whether `split`, about to be applied to `state`, splits its stage's innermost data axis (the
 // last axis of the operation, contiguous in its output): the loop the stage's vectors run along.

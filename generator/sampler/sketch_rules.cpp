@@ -250,6 +250,13 @@ class AddSharedCacheRead final : public SketchRule {
   }
 };
 
+// The tiling of a stage to tile: computed by a tensor intrinsic where the target has one for
+// it (tensorize_choice), else multi-level tiling.
+State tile_stage(const SamplerContext& ctx, const State& s, int stage, std::vector<int>& spatial_splits) {
+  if (std::optional<TensorizeChoice> choice = tensorize_choice(ctx, s, stage)) return tensorized_tiling(s, stage, *choice, spatial_splits);
+  return multi_level_tiling(s, stage, tiling_structure(ctx), spatial_splits);
+}
+
 class MultiLevelTilingWithFusion final : public SketchRule {
  public:
   std::string name() const override { return "multi-level-tiling-with-fusion"; }
@@ -259,7 +266,7 @@ class MultiLevelTilingWithFusion final : public SketchRule {
   Successors apply(const SamplerContext& ctx, const State& s, int stage) const override {
     int consumer = fusible_consumer(s, stage);
     std::vector<int> splits;
-    State tiled = attach_shared_reads(ctx, multi_level_tiling(s, stage, tiling_structure(ctx), splits), stage);
+    State tiled = attach_shared_reads(ctx, tile_stage(ctx, s, stage, splits), stage);
     Successors out;
     for (int level : ctx.gpu ? std::vector<int>{3} : std::vector<int>{1, 2})
       out.push_back({fuse_into_consumer(tiled, stage, consumer, splits, level), stage - 1});
@@ -275,7 +282,7 @@ class MultiLevelTiling final : public SketchRule {
   }
   Successors apply(const SamplerContext& ctx, const State& s, int stage) const override {
     std::vector<int> splits;
-    return {{attach_shared_reads(ctx, multi_level_tiling(s, stage, tiling_structure(ctx), splits), stage), stage - 1}};
+    return {{attach_shared_reads(ctx, tile_stage(ctx, s, stage, splits), stage), stage - 1}};
   }
 };
 

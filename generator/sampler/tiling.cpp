@@ -112,10 +112,110 @@ State fuse_into_consumer(const State& state, int stage, int consumer, const std:
   return s;
 }
 
+std::optional<TensorizeChoice> tensorize_choice(const SamplerContext& ctx, const State& state, int stage) {
+  if (ctx.gpu || ctx.tensor_intrinsics.empty() || !needs_multi_level_tiling(state, stage)) return std::nullopt;
+  const Stage& st = state.stage(stage);
+  const Operation& op = *st.op;
+  const ReduceNode* red = op.reduction();
+  auto* product = red ? red->source->as<BinaryNode>() : nullptr;
+  if (!product || red->op != ReduceOp::Sum || red->condition || product->op != BinaryOp::Mul || op.axes.empty()) return std::nullopt;
+  auto converted_load = [&](const Expr& e) -> const LoadNode* {
+    auto* c = e->as<CastNode>();
+    return c && e->dtype == op.dtype ? c->value->as<LoadNode>() : nullptr;
+  };
+  const LoadNode* a = converted_load(product->a);
+  const LoadNode* b = converted_load(product->b);
+  if (!a || !b) return std::nullopt;
+  const VarNode* n = op.axes.back().var.get();
+  const int64_t n_extent = op.axes.back().extent;
+  for (const TensorizeOption& option : ctx.tensor_intrinsics) {
+    if (option.out != op.dtype || n_extent % option.lanes != 0 || stage_vector_lanes(st, ctx.vector_lanes) % option.lanes != 0) continue;
+    for (const auto& [lhs, rhs] : {std::pair{a, b}, std::pair{b, a}}) {
+      if (lhs->dtype != option.lhs || rhs->dtype != option.rhs || lhs->indices.empty()) continue;
+      auto* k = lhs->indices.back()->as<VarNode>();
+      int k_axis = -1;
+      for (size_t r = 0; r < red->axes.size(); ++r)
+        if (red->axes[r].var.get() == k) k_axis = static_cast<int>(r);
+      if (k_axis < 0 || red->axes[k_axis].extent % option.depth != 0) continue;
+      bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
+      for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
+      for (const Expr& i : rhs->indices) {
+        rhs_reads_n = rhs_reads_n || uses_var(i, n);
+        rhs_reads_k = rhs_reads_k || uses_var(i, k);
+      }
+      const int rhs_stage = state.find_stage(rhs->tensor);
+      if (lhs_reads_n || !rhs_reads_n || !rhs_reads_k || rhs_stage < 0 || !state.stage(rhs_stage).is_placeholder() ||
+          !state.stage(rhs_stage).op->is_const)
+        continue;
+      return TensorizeChoice{option, st.num_spatial_roots() + k_axis};
+    }
+  }
+  return std::nullopt;
+}
+
+State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, std::vector<int>& spatial_splits) {
+  State s = state;
+  const int spatial = s.stage(stage).num_spatial_roots(), roots = s.stage(stage).num_roots;
+  std::vector<std::vector<int>> parts(roots);
+  int lanes_node = -1, depth_node = -1;
+  spatial_splits.assign(spatial, -1);
+  for (int r = 0; r < roots; ++r) {
+    parts[r] = {r};
+    int node = r;
+    if (r == choice.k_root) {
+      s.apply(std::make_shared<SplitStep>(stage, s.stage(stage).leaf_position(r), std::vector<int64_t>{choice.option.depth}));
+      node = last_split_outputs(s, stage)[0];
+      depth_node = last_split_outputs(s, stage)[1];
+      parts[r] = {node};
+    }
+    if (s.stage(stage).iters[node].extent <= 1) continue;
+    const int levels = r < spatial ? 4 : 2;
+    s.apply(std::make_shared<SplitStep>(stage, s.stage(stage).leaf_position(node), std::vector<int64_t>(levels - 1, 0)));
+    parts[r] = last_split_outputs(s, stage);
+    if (r < spatial) spatial_splits[r] = static_cast<int>(s.steps().size()) - 1;
+    if (r == spatial - 1) {
+      s.apply(std::make_shared<SplitStep>(stage, s.stage(stage).leaf_position(parts[r].back()), std::vector<int64_t>{choice.option.lanes}));
+      parts[r].back() = last_split_outputs(s, stage)[0];
+      lanes_node = last_split_outputs(s, stage)[1];
+    }
+  }
+  if (lanes_node < 0 || depth_node < 0) throw StepError("tensorized tiling: the output axis or the reduction axis is too short");
+  std::vector<int> order_nodes;
+  int s_level = 0, r_level = 0;
+  for (char c : std::string("SSRSRS")) {
+    const bool is_spatial = c == 'S';
+    const int level = is_spatial ? s_level++ : r_level++;
+    for (int r = is_spatial ? 0 : spatial; r < (is_spatial ? spatial : roots); ++r)
+      if (level < static_cast<int>(parts[r].size())) order_nodes.push_back(parts[r][level]);
+  }
+  order_nodes.push_back(lanes_node);
+  order_nodes.push_back(depth_node);
+  const Stage& st = s.stage(stage);
+  std::vector<int> order;
+  for (int node : order_nodes) order.push_back(st.leaf_position(node));
+  s.apply(std::make_shared<ReorderStep>(stage, order));
+  s.apply(std::make_shared<AnnotateStep>(stage, s.stage(stage).leaf_position(lanes_node), IterAnnotation::Tensorize));
+  return s;
+}
+
 int64_t vector_length(int64_t extent, int64_t max_lanes) {
   int64_t lanes = 1;
   while (lanes * 2 <= max_lanes && extent % (lanes * 2) == 0) lanes *= 2;
   return lanes;
+}
+
+int parallelizable_loops(const State& state, int stage) {
+  const Stage& st = state.stage(stage);
+  int count = 0;
+  while (count < static_cast<int>(st.leaves.size()) && st.leaf(count).kind == IterKind::Spatial &&
+         st.leaf(count).annotation == IterAnnotation::None) {
+    const int iter = st.leaves[count++];
+    for (int other = 0; other < state.num_stages(); ++other) {
+      const Stage& o = state.stage(other);
+      if (o.location == ComputeLocation::At && o.attach_stage == stage && o.attach_iter == iter) return count;
+    }
+  }
+  return count;
 }
 
 bool splits_vector_axis(const State& state, const SplitStep& split) {

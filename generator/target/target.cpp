@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -71,6 +72,22 @@ std::vector<std::string> known_gpu_archs() {
   return out;
 }
 
+const std::vector<std::string>& tensor_feature_names() {
+  static const std::vector<std::string> names = {"amx-bf16", "amx-int8", "amx-tile", "avx512bf16", "avx512vnni"};
+  return names;
+}
+
+bool Target::has_tensor_feature(const std::string& name) const {
+  return std::find(tensor_features.begin(), tensor_features.end(), name) != tensor_features.end();
+}
+
+bool Target::same_isa(const Target& other) const {
+  if (kind != other.kind || arch != other.arch || isa != other.isa) return false;
+  for (const std::string& f : tensor_features)
+    if (!other.has_tensor_feature(f)) return false;
+  return true;
+}
+
 int Target::vector_bits() const {
   if (isa == "avx512") return 512;
   if (isa == "avx2") return 256;
@@ -80,7 +97,9 @@ int Target::vector_bits() const {
 
 std::string Target::to_string() const {
   if (kind == Kind::Cuda) return "cuda:" + cpu;
-  return fmt::format("cpu:{}:{}:{}:t{}", arch, cpu, isa, threads);
+  std::string isa_and_features = isa;
+  for (const std::string& f : tensor_features) isa_and_features += "+" + f;
+  return fmt::format("cpu:{}:{}:{}:t{}", arch, cpu, isa_and_features, threads);
 }
 
 std::string Target::file_stem() const { return file_name_stem(to_string()); }
@@ -104,12 +123,26 @@ Target parse_target(const std::string& text) {
     return t;
   }
   if (parts[0] != "cpu" || parts.size() != 5) return fail("unknown form");
-  for (int i = 1; i <= 3; ++i)
+  for (int i = 1; i <= 2; ++i)
     if (!is_name(parts[i])) return fail(fmt::format("'{}' is not a name", parts[i]));
   if (!std::regex_match(parts[4], std::regex("t[1-9][0-9]{0,3}"))) return fail("the thread count must look like t2");
   t.arch = parts[1];
   t.cpu = parts[2];
-  t.isa = parts[3];
+  std::vector<std::string> isa_parts = split(parts[3], '+');
+  if (!std::regex_match(parts[3], std::regex("[A-Za-z0-9_.-]+(\\+[A-Za-z0-9_.-]+)*")))
+    return fail(fmt::format("'{}' is not a vector ISA with tensor features (avx512+avx512vnni)", parts[3]));
+  t.isa = isa_parts[0];
+  const std::vector<std::string>& known = tensor_feature_names();
+  for (size_t i = 1; i < isa_parts.size(); ++i) {
+    if (std::find(known.begin(), known.end(), isa_parts[i]) == known.end())
+      return fail(fmt::format("unknown tensor feature '{}'; known: {}", isa_parts[i], fmt::join(known, ", ")));
+    t.tensor_features.push_back(isa_parts[i]);
+  }
+  // One spelling per target: the features in the table's order, each once.
+  std::vector<std::string> ordered;
+  for (const std::string& f : known)
+    if (t.has_tensor_feature(f)) ordered.push_back(f);
+  if (ordered != t.tensor_features) return fail(fmt::format("tensor features must be listed once each, in the order {}", fmt::join(known, "+")));
   t.threads = std::stoi(parts[4].substr(1));
   return t;
 }

@@ -2,9 +2,11 @@
 // tuned for one target may be used for another. Detecting the host needs the kernel compiler:
 // that is measure/host_target.h.
 //
-// CPU targets are named by what `-march=native` means to the kernel compiler (the CPU model and
-// its widest vector ISA) and by the thread count, e.g. `cpu:x86_64:rocketlake:avx512:t2`. Cache
-// sizes are reported but not part of the name: they change timings, not correctness.
+// CPU targets are named by what `-march=native` means to the kernel compiler (the CPU model, its
+// widest vector ISA and the tensor-instruction features it offers) and by the thread count, e.g.
+// `cpu:x86_64:rocketlake:avx512:t2`, or `cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2` where
+// the CPU has instructions that tensor intrinsics (lower/tensor_intrinsic.h) rely on. Cache sizes
+// are reported but not part of the name: they change timings, not correctness.
 // CUDA targets are `cuda:sm_80`: the compute capability names the target, and the limits of a
 // thread block come from a table of the architectures (docs/cuda.md), overridden by what the
 // device reports where one is present (measure/host_target.h).
@@ -44,12 +46,18 @@ std::optional<GpuLimits> gpu_limits_of_arch(const std::string& sm);
 // The architectures of that table, oldest first ("sm_75", ...).
 std::vector<std::string> known_gpu_archs();
 
+// The CPU features that tensor intrinsics rely on, as compilers name them (-mavx512bf16 defines
+// __AVX512BF16__): a target names those it has, so that records using them replay only where
+// they run.
+const std::vector<std::string>& tensor_feature_names();
+
 struct Target {
   enum class Kind : uint8_t { Cpu, Cuda };
   Kind kind = Kind::Cpu;
   std::string arch;  // x86_64, aarch64
   std::string cpu;   // the compiler's name for the CPU model (CUDA: sm_XX)
   std::string isa;   // widest vector extension: avx512, avx2, sse4, neon, generic
+  std::vector<std::string> tensor_features;  // of tensor_feature_names(), in that order
   int threads = 1;
   // Reported, not part of the name.
   int cores = 1;
@@ -61,14 +69,16 @@ struct Target {
   GpuLimits gpu;  // CUDA targets only
 
   int vector_bits() const;  // of isa
+  bool has_tensor_feature(const std::string& name) const;
   std::string to_string() const;
   // The name as a file name stem (file_name_stem of to_string(): what a cache file is called).
   std::string file_stem() const;
   // Records tuned for `other` replay and perform as tuned here.
   bool compatible_with(const Target& other) const { return to_string() == other.to_string(); }
-  // Another CPU model or thread count with the same vector ISA: its records replay here and are
-  // a good guess until this target has records of its own.
-  bool same_isa(const Target& other) const { return kind == other.kind && arch == other.arch && isa == other.isa; }
+  // Records tuned here replay on `other` and are a good guess there until it has records of its
+  // own: another CPU model or thread count with the same vector ISA and at least this target's
+  // tensor features (records tuned without them replay on a CPU that has them, not the reverse).
+  bool same_isa(const Target& other) const;
 };
 
 // Parses a target string; throws std::invalid_argument naming what is wrong.

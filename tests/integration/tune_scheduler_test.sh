@@ -31,7 +31,7 @@ tune() { "$gen" tune "$def" --cache "$cache" --batch 2 --min-seconds 0.001 "$@";
 step "10 trials for the three kernels, the gradient scheduler deciding"
 run "$WORK_DIR/tune.log" tune --total-trials 10
 [[ $(records) -eq 10 ]] || fail "expected 10 records, found $(records) (see $WORK_DIR/tune.log)"
-grep -Eq '^\[schedule\] 3 kernels on cpu:[a-z0-9_:.-]+, 10 trials in all \(0 in the cache, 10 to go\), gradient scheduler' "$WORK_DIR/tune.log" || fail "no plan line"
+grep -Eq '^\[schedule\] 3 kernels on cpu:[a-z0-9_:.+-]+, 10 trials in all \(0 in the cache, 10 to go\), gradient scheduler' "$WORK_DIR/tune.log" || fail "no plan line"
 grep -q '^\[schedule\] 10/10 trials; round to ' "$WORK_DIR/tune.log" || fail "no progress line reached the budget"
 for k in mm_small mm_large rows; do
   grep -q "^\[tune\] $k: " "$WORK_DIR/tune.log" || fail "$k had no warm-up round"

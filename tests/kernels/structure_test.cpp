@@ -101,6 +101,10 @@ const char* const kExpectedSignatures[] = {
     "bool_mask(X f32[5, 6], Mask bool[5, 6]) -> Y f32[5, 6]",
     "casts(X f32[32], Small i8[32]) -> Truncated i32[32], Half f16[32], Brain bf16[32], HalfRoundTrip f32[32], "
     "Widened f64[32], Narrowed i8[32], Bytes u8[32], Nonzero bool[32]",
+    "bf16_dense_bias_relu(X bf16[40, 24], const W bf16[32, 24], const Bias f32[32]) -> Y bf16[40, 32]",
+    "u8s8_matmul(A u8[7, 20], const B i8[20, 48]) -> C i32[7, 48]",
+    "s8u8_matmul(A i8[24, 16], const B u8[16, 32]) -> C i32[24, 32]",
+    "bf16_conv2d_nhwc_widened(X bf16[1, 5, 5, 6], const W bf16[3, 3, 6, 16]) -> Y f32[1, 5, 5, 16]",
     "two_outputs(X f32[4, 6]) -> U f32[4, 6], V f32[4]",
     "unused_input(X f32[4, 3], const Unused f32[5]) -> Y f32[4, 3]",
 };

@@ -55,13 +55,13 @@ inline std::shared_ptr<const ComputeDAG> dag_of(const Program& program, const st
 inline std::vector<std::vector<double>> random_args(const LoweredKernel& k, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(-20, 20);
+  std::uniform_int_distribution<int> small(-20, 20), non_negative(0, 20);
   std::vector<std::vector<double>> args;
   for (int p : k.params) {
     const Buffer& b = k.buffers[p];
     std::vector<double> data(static_cast<size_t>(b.num_elements()), std::nan(""));
     if (!b.is_output)
-      for (double& x : data) x = dtype_is_float(b.dtype) ? static_cast<float>(real(rng)) : small(rng);
+      for (double& x : data) x = dtype_is_float(b.dtype) ? static_cast<float>(real(rng)) : dtype_is_signed(b.dtype) ? small(rng) : non_negative(rng);
     args.push_back(std::move(data));
   }
   return args;
@@ -75,6 +75,48 @@ inline std::vector<std::vector<double>> packed_args(const LoweredKernel& k, cons
     if (const LoweredKernel* packer = k.find_packer(b.name)) args[i] = pack_input(*packer, plain[i]);
   }
   return args;
+}
+
+// Random inputs exact in their element types (bf16 multiples of 1/64 in [-2, 2], 8-bit
+// integers over their whole range, f32 in [-1, 1]), outputs NaN: a narrow-typed program then
+// computes from the same values the naive program reads.
+inline std::vector<std::vector<double>> exact_typed_args(const LoweredKernel& k, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<double>> args;
+  for (int p : k.params) {
+    const Buffer& b = k.buffers[p];
+    std::vector<double> data(static_cast<size_t>(b.num_elements()), std::nan(""));
+    for (double& x : data) {
+      if (b.is_output) break;
+      switch (b.dtype) {
+        case DType::BF16: x = static_cast<double>(std::uniform_int_distribution<int>(-128, 128)(rng)) / 64; break;
+        case DType::U8: x = std::uniform_int_distribution<int>(0, 255)(rng); break;
+        case DType::I8: x = std::uniform_int_distribution<int>(-128, 127)(rng); break;
+        default: x = std::uniform_real_distribution<double>(-1, 1)(rng); break;
+      }
+    }
+    args.push_back(std::move(data));
+  }
+  return args;
+}
+
+// Whether `k` computes the outputs of `naive` (a program of the same DAG) on exact_typed_args:
+// floats within the rounding of another f32 summation order, integers exactly.
+inline ::testing::AssertionResult computes_like(const LoweredKernel& naive, const LoweredKernel& k) {
+  std::vector<std::vector<double>> expected = exact_typed_args(naive, 7);
+  std::vector<std::vector<double>> args = packed_args(k, expected);
+  interpret(naive, expected);
+  interpret(k, args);
+  for (size_t p = 0; p < args.size(); ++p) {
+    const Buffer& b = naive.buffers[naive.params[p]];
+    if (!b.is_output) continue;
+    for (size_t e = 0; e < args[p].size(); ++e) {
+      const double tolerance = dtype_is_float(b.dtype) ? 1e-5 * std::max(1.0, std::fabs(expected[p][e])) : 0.0;
+      if (!(std::fabs(args[p][e] - expected[p][e]) <= tolerance))
+        return ::testing::AssertionFailure() << b.name << " element " << e << " is " << args[p][e] << ", expected " << expected[p][e];
+    }
+  }
+  return ::testing::AssertionSuccess();
 }
 
 // A successful record of kernel `k` (the dag's kernel) measured at `seconds` per call.

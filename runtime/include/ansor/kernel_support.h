@@ -9,6 +9,7 @@
 
 #include "runtime.h"
 #include "scalar_support.h"
+#include "tensor_intrinsics.h"
 
 #include <cmath>
 #include <cstddef>

@@ -30,11 +30,20 @@ TEST(BackendRegistryTest, EachBackendOwnsTheGeneratorOfItsLanguage) {
   EXPECT_EQ(backend_for(Target::Kind::Cuda).code_generator().source_extension(), ".cu");
 }
 
-// Tensor intrinsics arrive as rows of these tables (AMX, VNNI, tensor cores); none exists yet.
-TEST(BackendRegistryTest, IntrinsicTablesAreEmptyAndFoundByTarget) {
-  for (const Backend* b : backends()) EXPECT_TRUE(b->intrinsics().empty()) << b->name();
+// The CPU's table holds the dot-product rows (lower/tensor_intrinsic.h); CUDA's none yet. The
+// sampler sees the rows a target offers.
+TEST(BackendRegistryTest, IntrinsicTablesAreFoundByTargetAndOfferedToTheSampler) {
+  EXPECT_TRUE(backend_for(Target::Kind::Cuda).intrinsics().empty());
   EXPECT_EQ(backend_named("cuda:sm_80").intrinsics().data(), backend_for(Target::Kind::Cuda).intrinsics().data());
-  EXPECT_TRUE(backend_for(parse_target("cpu:x86_64:rocketlake:avx512:t2").kind).intrinsics().empty());
+  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 3u);
+  EXPECT_TRUE(sampler_context_for(parse_target("cpu:x86_64:rocketlake:avx512:t2")).tensor_intrinsics.empty());
+  const SamplerContext ctx = sampler_context_for(parse_target("cpu:x86_64:znver4:avx512+avx512vnni:t2"));
+  ASSERT_EQ(ctx.tensor_intrinsics.size(), 2u);
+  for (const TensorizeOption& o : ctx.tensor_intrinsics) {
+    EXPECT_EQ(o.out, DType::I32);
+    EXPECT_EQ(o.lanes, 16);
+    EXPECT_EQ(o.depth, 4);
+  }
 }
 
 TEST(BackendRegistryTest, SamplerSeesGpuLimitsOnlyOnAGpu) {

@@ -38,6 +38,10 @@ TEST(RecordMatchTest, ExactTargetBeatsSameCpuModelBeatsSameIsa) {
   EXPECT_EQ(match_target("cpu:x86_64:othercpu:avx2:t2", here), TargetMatch::SameIsa);
   EXPECT_EQ(match_target("cpu:x86_64:testcpu:avx512:t2", here), TargetMatch::Other);
   EXPECT_EQ(match_target("not a target", here), TargetMatch::Other);
+  // Records tuned without a tensor feature replay where it is; those that may use it do not
+  // replay where it is not.
+  EXPECT_EQ(match_target("cpu:x86_64:testcpu:avx2:t2", "cpu:x86_64:testcpu:avx2+avx512vnni:t2"), TargetMatch::SameCpu);
+  EXPECT_EQ(match_target("cpu:x86_64:testcpu:avx2+avx512vnni:t2", here), TargetMatch::Other);
   EXPECT_TRUE(trains(TargetMatch::SameIsa));
   EXPECT_FALSE(trains(TargetMatch::Other));
   std::vector<std::string> cache = {"cpu:x86_64:aaa:avx2:t8", "cpu:x86_64:othercpu:avx2:t2", "cpu:x86_64:testcpu:avx2:t8",

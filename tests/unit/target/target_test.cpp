@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace ansor {
 namespace {
@@ -20,6 +21,27 @@ TEST(TargetTest, CpuTargetRoundTripsThroughItsString) {
   EXPECT_EQ(t.vector_bits(), 512);
   EXPECT_EQ(t.to_string(), "cpu:x86_64:rocketlake:avx512:t2");
   EXPECT_EQ(t.file_stem(), "cpu-x86_64-rocketlake-avx512-t2");
+}
+
+TEST(TargetTest, TensorFeaturesArePartOfTheName) {
+  Target t = parse_target("cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2");
+  EXPECT_EQ(t.isa, "avx512");
+  EXPECT_EQ(t.vector_bits(), 512);
+  EXPECT_EQ(t.tensor_features, (std::vector<std::string>{"avx512bf16", "avx512vnni"}));
+  EXPECT_TRUE(t.has_tensor_feature("avx512vnni"));
+  EXPECT_FALSE(t.has_tensor_feature("amx-int8"));
+  EXPECT_EQ(t.to_string(), "cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2");
+  EXPECT_FALSE(t.compatible_with(parse_target("cpu:x86_64:znver4:avx512:t2")));
+}
+
+TEST(TargetTest, RecordsWithoutATensorFeatureReplayWhereItIsButNotTheReverse) {
+  Target plain = parse_target("cpu:x86_64:znver4:avx512:t2");
+  Target vnni = parse_target("cpu:x86_64:znver4:avx512+avx512vnni:t2");
+  Target amx = parse_target("cpu:x86_64:sapphirerapids:avx512+amx-bf16+amx-int8+amx-tile+avx512bf16+avx512vnni:t2");
+  EXPECT_TRUE(plain.same_isa(vnni));
+  EXPECT_TRUE(vnni.same_isa(amx));
+  EXPECT_FALSE(vnni.same_isa(plain));
+  EXPECT_FALSE(amx.same_isa(vnni));
 }
 
 TEST(TargetTest, CudaTargetNamesItsArchitecture) {
@@ -37,6 +59,13 @@ TEST(TargetTest, CachesAreNotPartOfCompatibility) {
   EXPECT_TRUE(a.compatible_with(b));
   b.threads = 8;
   EXPECT_FALSE(a.compatible_with(b));
+}
+
+TEST(TargetTest, UnknownOrMisorderedTensorFeaturesAreRefused) {
+  for (const char* text : {"cpu:x86_64:znver4:avx512+sse9:t2", "cpu:x86_64:znver4:avx512+avx512vnni+avx512bf16:t2",
+                           "cpu:x86_64:znver4:avx512+avx512vnni+avx512vnni:t2", "cpu:x86_64:znver4:avx512+:t2"}) {
+    EXPECT_THROW(parse_target(text), std::invalid_argument) << text;
+  }
 }
 
 TEST(TargetTest, MalformedStringsAreRefusedWithAReason) {

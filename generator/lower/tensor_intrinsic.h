@@ -1,0 +1,58 @@
+// Tensor intrinsics: instructions that compute a small tensor operation at once (a dot product
+// of bf16 pairs or int8 quads into each lane of a vector on AVX512-BF16 and VNNI; later a tile
+// of a matrix product on AMX or an MMA of tensor cores). Each is one row of a table: the loop
+// nest it computes and the operand layouts it reads, the target features it needs, how the code
+// generator prints it and what it computes for the interpreter. Lowering matches a loop nest
+// that a schedule marks `tensorize` against the rows its target offers (lower/tensorize.h); a
+// backend exposes its kind's rows (backend/backend.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "target/target.h"
+
+namespace ansor {
+
+// One operand of an intrinsic: its element type and the distance, in elements, between the
+// elements that consecutive iterations of each axis of the intrinsic's loop nest address (0:
+// the operand does not vary along that axis; it is broadcast).
+struct IntrinsicOperand {
+  DType dtype = DType::F32;
+  std::vector<int64_t> strides;
+};
+
+// An intrinsic computes the loop nest
+//   for a_0 < extents[0]: ... for a_n < extents[n]:  out[o] += T(lhs[l]) * T(rhs[r])
+// with T the conversion to out's type and o, l, r linear in the axes with the operands' strides.
+// `lhs` and `rhs` may appear in either order in a kernel's product: their types tell them apart.
+struct TensorIntrinsic {
+  std::string name;                 // "avx512bf16_dot2x16"
+  std::vector<int64_t> extents;     // outermost axis first
+  std::vector<bool> reduces;        // per axis: whether it is summed over (o does not vary along it)
+  IntrinsicOperand lhs, rhs, out;
+  // The target's tensor features that the instruction needs (Target::tensor_features) and its
+  // vector ISA; a row is offered only to targets with all of them.
+  std::vector<std::string> required_features;
+  std::string isa;
+  // The statement that computes one call, given the C expressions of the addresses of the
+  // operands' first elements (lhs, rhs, out).
+  std::function<std::string(const std::string& lhs, const std::string& rhs, const std::string& out)> emit;
+  // What one call computes, for the interpreter: out += lhs · rhs over the elements at those
+  // addresses, laid out as the strides say.
+  std::function<void(const void* lhs, const void* rhs, void* out)> interpret;
+};
+
+using IntrinsicTable = std::span<const TensorIntrinsic>;
+
+// The CPU rows, and those of them that `target` offers.
+IntrinsicTable cpu_tensor_intrinsics();
+std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target);
+// The row of that name, null when there is none.
+const TensorIntrinsic* find_tensor_intrinsic(const std::string& name);
+
+}  // namespace ansor

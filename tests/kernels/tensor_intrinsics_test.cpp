@@ -1,0 +1,87 @@
+// Kernels that the CPU's dot-product instructions compute where the CPU has them (bf16 pairs
+// summed in f32, u8 x s8 and s8 x u8 quads summed in i32), checked against references computed
+// here: the integer ones exactly, the bf16 ones within the tolerance of another f32 summation
+// order. On a CPU without the instructions the same kernels run in plain arithmetic and pass
+// the same checks.
+#include "reference.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace kernel_tests {
+namespace {
+
+TEST(TensorIntrinsics, Bf16DenseWithBiasAndRelu) {
+  Tensor<uint16_t> x({40, 24}, ANSOR_DTYPE_BF16), w({32, 24}, ANSOR_DTYPE_BF16), y({40, 32}, ANSOR_DTYPE_BF16);
+  Tensor<float> bias({32});
+  fill_random(x, 301, -2.0, 2.0);
+  fill_random(w, 302, -2.0, 2.0);
+  fill_random(bias, 303, -4.0, 4.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_bias_relu", ansor_test_kernels_bf16_dense_bias_relu, x, w, bias, y));
+
+  Reference vx = widen(x), vw = widen(w), expected({40, 32});
+  for (int i = 0; i < 40; ++i)
+    for (int j = 0; j < 32; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 24; ++k) sum += vx(i, k) * vw(j, k);
+      expected(i, j) = std::max(sum + bias(j), 0.0);
+    }
+  expect_close(y, expected, kernel_tolerance("bf16_dense_bias_relu"));
+}
+
+// C = A B over 8-bit operands of the given types, summed exactly in i32.
+template <class A, class B>
+void check_integer_matmul(const std::string& name, int (*kernel)(const A*, const B*, int32_t*), int64_t m, int64_t k, int64_t n) {
+  Tensor<A> a({m, k});
+  Tensor<B> b({k, n});
+  Tensor<int32_t> c({m, n});
+  // The extremes of each type included: products up to 255 * -128 in every lane.
+  fill_random(a, 304, std::is_signed_v<A> ? -128.0 : 0.0, std::is_signed_v<A> ? 127.0 : 255.0);
+  fill_random(b, 305, std::is_signed_v<B> ? -128.0 : 0.0, std::is_signed_v<B> ? 127.0 : 255.0);
+  a[0] = std::is_signed_v<A> ? -128 : 255;
+  b[0] = std::is_signed_v<B> ? -128 : 255;
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, a, b, c));
+
+  Reference expected({m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t sum = 0;
+      for (int64_t r = 0; r < k; ++r) sum += int64_t{a(i, r)} * int64_t{b(r, j)};
+      expected(i, j) = static_cast<double>(sum);
+    }
+  expect_close(c, expected, 0.0);
+}
+
+TEST(TensorIntrinsics, U8TimesS8MatmulIsExact) {
+  check_integer_matmul<uint8_t, int8_t>("u8s8_matmul", ansor_test_kernels_u8s8_matmul, 7, 20, 48);
+}
+
+TEST(TensorIntrinsics, S8TimesU8MatmulIsExact) {
+  check_integer_matmul<int8_t, uint8_t>("s8u8_matmul", ansor_test_kernels_s8u8_matmul, 24, 16, 32);
+}
+
+TEST(TensorIntrinsics, Bf16NhwcConvolutionOverAPadding) {
+  Tensor<uint16_t> x({1, 5, 5, 6}, ANSOR_DTYPE_BF16), w({3, 3, 6, 16}, ANSOR_DTYPE_BF16);
+  Tensor<float> y({1, 5, 5, 16});
+  fill_random(x, 306, -2.0, 2.0);
+  fill_random(w, 307, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_conv2d_nhwc_widened", ansor_test_kernels_bf16_conv2d_nhwc_widened, x, w, y));
+
+  Reference vx = widen(x), vw = widen(w), expected({1, 5, 5, 16});
+  for (int h = 0; h < 5; ++h)
+    for (int c = 0; c < 5; ++c)
+      for (int o = 0; o < 16; ++o) {
+        double sum = 0;
+        for (int rh = 0; rh < 3; ++rh)
+          for (int rw = 0; rw < 3; ++rw)
+            for (int i = 0; i < 6; ++i) {
+              const int ih = h + rh - 1, iw = c + rw - 1;
+              if (ih >= 0 && ih < 5 && iw >= 0 && iw < 5) sum += vx(0, ih, iw, i) * vw(rh, rw, i, o);
+            }
+        expected(0, h, c, o) = sum;
+      }
+  expect_close(y, expected, kernel_tolerance("bf16_conv2d_nhwc_widened"));
+}
+
+}  // namespace
+}  // namespace kernel_tests

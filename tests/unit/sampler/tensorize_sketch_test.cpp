@@ -1,0 +1,143 @@
+// Sketches of reductions that a tensor intrinsic of the target computes: every tiling of such a
+// stage puts the intrinsic's lanes and depth innermost, tensorized; the programs annotated and
+// mutated from them keep that tile whole, lower to calls of the intrinsic for a target that has
+// it, and compute what the naive program computes. Targets without an intrinsic, and stages
+// that no intrinsic computes, are tiled as before.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "lang/program.h"
+#include "lower/lower.h"
+#include "lower/stmt_printer.h"
+#include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
+#include "sampler/mutation.h"
+#include "sampler/sketch_catalog.h"
+#include "sampler/sketch_generator.h"
+#include "sampler/sketch_rule.h"
+#include "schedule/state_printer.h"
+#include "schedule/steps.h"
+#include "target/target.h"
+#include "test_support.h"
+
+namespace ansor {
+namespace {
+
+constexpr const char* kDef = R"(
+kernel dense_bias_relu_bf16 {
+  X = input bf16[20, 24]
+  W = const bf16[48, 24]
+  Bias = const f32[48]
+  S[i:20, j:48] = sum(k:24, f32(X[i, k]) * f32(W[j, k]))
+  Y[i:20, j:48] = bf16(max(S[i, j] + Bias[j], 0.0))
+}
+kernel matmul_u8s8 {
+  A = input u8[9, 16]
+  B = const i8[16, 32]
+  C[i:9, j:32] = sum(k:16, i32(A[i, k]) * i32(B[k, j]))
+}
+kernel matmul_s8u8 {
+  A = input i8[9, 8]
+  B = const u8[8, 16]
+  C[i:9, j:16] = sum(k:8, i32(A[i, k]) * i32(B[k, j]))
+}
+kernel conv_bf16 {
+  X = input bf16[1, 6, 6, 4]
+  W = const bf16[3, 3, 4, 16]
+  P[n:1, h:8, w:8, c:4] = select(h >= 1 && h < 7 && w >= 1 && w < 7, X[n, h - 1, w - 1, c], 0.0)
+  Y[n:1, h:6, w:6, o:16] = sum(rh:3, rw:3, c:4, f32(P[n, h + rh, w + rw, c]) * f32(W[rh, rw, c, o]))
+}
+kernel dense_f32 {
+  X = input f32[8, 16]
+  W = const f32[32, 16]
+  Y[i:8, j:32] = sum(k:16, X[i, k] * W[j, k])
+}
+kernel odd_lanes_bf16 {
+  X = input bf16[4, 8]
+  W = const bf16[24, 8]
+  Y[i:4, j:24] = sum(k:8, f32(X[i, k]) * f32(W[j, k]))
+}
+)";
+
+const Target& target() {
+  static const Target t = parse_target("cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2");
+  return t;
+}
+
+// What the CPU backend gives the sampler for that target (backend/cpu_backend.cpp).
+SamplerContext context_with_intrinsics() {
+  SamplerContext ctx = SamplerContext::for_cpu(target());
+  ctx.tensor_intrinsics = {{DType::BF16, DType::BF16, DType::F32, 16, 2}, {DType::U8, DType::I8, DType::I32, 16, 4},
+                           {DType::I8, DType::U8, DType::I32, 16, 4}};
+  return ctx;
+}
+
+std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
+  static const Program program = test::parse(kDef);
+  return test::dag_of(program, kernel);
+}
+
+bool tensorizes(const State& s) {
+  return std::any_of(s.steps().begin(), s.steps().end(), [](const StepPtr& step) {
+    auto* a = dynamic_cast<const AnnotateStep*>(step.get());
+    return a && a->annotation == IterAnnotation::Tensorize;
+  });
+}
+
+LoweredKernel lower_for_target(const State& s) {
+  LowerOptions options;
+  options.target = target();
+  return lower_state(s, "k", options);
+}
+
+const std::vector<std::string> kTensorizable = {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8u8", "conv_bf16"};
+
+TEST(TensorizeSketchTest, EveryTilingOfAMatchingStageIsTensorized) {
+  const SamplerContext ctx = context_with_intrinsics();
+  for (const std::string& kernel : kTensorizable) {
+    std::vector<Sketch> sketches = generate_sketches(dag_named(kernel), ctx, SketchRules::cpu());
+    ASSERT_FALSE(sketches.empty()) << kernel;
+    for (const Sketch& sk : sketches) EXPECT_TRUE(tensorizes(sk.state)) << kernel << "\n" << describe_steps(sk.state);
+  }
+  // Plain f32, and 24 outputs (not a whole number of 16 lanes): tiled as before.
+  for (const char* kernel : {"dense_f32", "odd_lanes_bf16"})
+    for (const Sketch& sk : generate_sketches(dag_named(kernel), ctx, SketchRules::cpu())) EXPECT_FALSE(tensorizes(sk.state)) << kernel;
+  // A target without the instructions: no tensorized sketch.
+  for (const Sketch& sk : generate_sketches(dag_named("matmul_u8s8"), SamplerContext::for_cpu(target()), SketchRules::cpu()))
+    EXPECT_FALSE(tensorizes(sk.state));
+}
+
+TEST(TensorizeSketchTest, AnnotatedAndMutatedProgramsCallTheIntrinsicAndComputeTheNaiveResult) {
+  const SamplerContext ctx = context_with_intrinsics();
+  Annotator annotator(ctx);
+  for (const std::string& kernel : kTensorizable) {
+    const LoweredKernel naive = lower_state(State(dag_named(kernel)), "naive");
+    auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(dag_named(kernel), ctx, SketchRules::cpu()));
+    Mutator mutator(ctx, catalog);
+    std::mt19937_64 rng(3);
+    int programs = 0;
+    for (int draw = 0; draw < 12; ++draw) {
+      State program = sample_program(catalog->sketches(), annotator, rng);
+      for (int generation = 0; generation < 3; ++generation) {
+        const LoweredKernel k = lower_for_target(program);
+        EXPECT_FALSE(k.tensor_calls.empty()) << kernel << "\n" << describe_steps(program) << to_string(k);
+        EXPECT_TRUE(test::computes_like(naive, k)) << kernel << "\n" << describe_steps(program);
+        ++programs;
+        std::optional<State> mutated = mutator.mutate(program, rng);
+        if (!mutated) break;
+        program = *mutated;
+      }
+    }
+    EXPECT_GE(programs, 12) << kernel;
+    // The default schedule is one of them.
+    const LoweredKernel k = lower_for_target(default_schedule(dag_named(kernel), ctx));
+    EXPECT_FALSE(k.tensor_calls.empty()) << kernel << "\n" << to_string(k);
+    EXPECT_TRUE(test::computes_like(naive, k)) << kernel;
+  }
+}
+
+}  // namespace
+}  // namespace ansor
