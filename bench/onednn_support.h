@@ -80,7 +80,8 @@ struct DataTypes {
 };
 
 // C [b, m, n] = A [b, m, k] · B [b, k, n], `any` throughout; B is const (reordered once, as
-// weights) when b_is_const, else an input like A. A is the source, B the weights.
+// weights) when b_is_const, else an input like A. A is the source, B the weights. A batch of one
+// is given to oneDNN as 2-D matrices, its own form of a single product.
 LibraryPreparer onednn_matmul(int64_t batch, int64_t m, int64_t k, int64_t n, bool b_is_const, DataTypes types = {});
 
 // What follows a dense layer's product in the same primitive: nothing, or a bias [n] (f32, the
