@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <filesystem>
 #include <random>
@@ -103,22 +105,70 @@ int64_t elements(const ansor_tensor_info& t) {
   return n;
 }
 
+namespace {
+
+// An f32 value as bf16, rounded to nearest even (as the generated kernels store it); the values
+// here are finite.
+uint16_t to_bf16(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  return static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+// Element j of a buffer of `dtype`, as a double (exact for every dtype a kernel computes in but
+// i64 beyond 2^53).
+double element(ansor_dtype dtype, const void* data, size_t j) {
+  switch (dtype) {
+    case ANSOR_DTYPE_F32: return static_cast<const float*>(data)[j];
+    case ANSOR_DTYPE_F64: return static_cast<const double*>(data)[j];
+    case ANSOR_DTYPE_BF16: return std::bit_cast<float>(static_cast<uint32_t>(static_cast<const uint16_t*>(data)[j]) << 16);
+    case ANSOR_DTYPE_I8: return static_cast<const int8_t*>(data)[j];
+    case ANSOR_DTYPE_I16: return static_cast<const int16_t*>(data)[j];
+    case ANSOR_DTYPE_I32: return static_cast<const int32_t*>(data)[j];
+    case ANSOR_DTYPE_I64: return static_cast<double>(static_cast<const int64_t*>(data)[j]);
+    case ANSOR_DTYPE_U8:
+    case ANSOR_DTYPE_BOOL: return static_cast<const uint8_t*>(data)[j];
+    case ANSOR_DTYPE_F16: break;
+  }
+  throw std::runtime_error("the benchmarks do not read f16 outputs");
+}
+
+// Random values of input `t` into `out` (sized for them, in t's dtype), the same for the same seed.
+void fill_random(const ansor_tensor_info& t, unsigned seed, std::byte* out) {
+  const size_t n = static_cast<size_t>(elements(t));
+  if (t.dtype == ANSOR_DTYPE_U8 || t.dtype == ANSOR_DTYPE_I8) {
+    std::mt19937 rng(seed);
+    const bool is_signed = t.dtype == ANSOR_DTYPE_I8;
+    std::uniform_int_distribution<int> dist(is_signed ? -128 : 0, is_signed ? 127 : 255);
+    for (size_t j = 0; j < n; ++j) out[j] = static_cast<std::byte>(dist(rng));  // i8 as its two's complement byte
+    return;
+  }
+  if (t.dtype != ANSOR_DTYPE_F32 && t.dtype != ANSOR_DTYPE_BF16)
+    throw std::runtime_error(fmt::format("input {} is of a dtype the benchmarks do not fill (f32, bf16, u8 and i8 only)", t.name));
+  std::vector<float> values = random_floats(n, seed);
+  if (std::string_view(t.name) == "var")
+    for (float& v : values) v = std::fabs(v);
+  if (t.dtype == ANSOR_DTYPE_F32) {
+    std::memcpy(out, values.data(), n * sizeof(float));
+    return;
+  }
+  for (size_t j = 0; j < n; ++j) {
+    const uint16_t bits = to_bf16(values[j]);
+    std::memcpy(out + j * sizeof bits, &bits, sizeof bits);
+  }
+}
+
+}  // namespace
+
 KernelArguments::KernelArguments(const ansor_kernel_info& kernel) : plain(kernel.num_args), packed(kernel.num_args) {
   for (int i = 0; i < kernel.num_args; ++i) {
     const ansor_tensor_info& t = kernel.args[i];
-    if (t.dtype != ANSOR_DTYPE_F32) throw std::runtime_error(fmt::format("argument {} is not f32", t.name));
-    if (t.is_output) {
-      plain[i].resize(elements(t));
-    } else {
-      std::vector<float> values = random_floats(elements(t), 100 + i);
-      plain[i].assign(values.begin(), values.end());
-    }
-    if (std::string_view(t.name) == "var")
-      for (float& v : plain[i]) v = std::fabs(v);
+    const size_t element_bytes = ansor_dtype_size(t.dtype);
+    plain[i].resize(static_cast<size_t>(elements(t)) * element_bytes);
+    if (!t.is_output) fill_random(t, 100 + i, plain[i].data());
     void* packed_ptr = plain[i].data();
     if (t.is_const) {
       has_const = true;
-      packed[i].resize(kernel.packed_elements(i));
+      packed[i].resize(static_cast<size_t>(kernel.packed_elements(i)) * element_bytes);
       kernel.pack(i, plain[i].data(), packed[i].data());
       packed_ptr = packed[i].data();
     }
@@ -134,20 +184,26 @@ double argument_bytes(const ansor_kernel_info& kernel) {
   return bytes;
 }
 
-std::vector<const float*> KernelArguments::inputs() const {
-  std::vector<const float*> in;
+std::vector<const void*> KernelArguments::inputs() const {
+  std::vector<const void*> in;
   for (size_t i = 0; i + 1 < plain.size(); ++i) in.push_back(plain[i].data());
   return in;
 }
 
-OutputChecker output_checker(const std::vector<float>& ours, double tolerance) {
+OutputChecker output_checker(const ansor_tensor_info& output, const void* ours, double tolerance) {
+  const size_t n = static_cast<size_t>(elements(output));
+  auto values = std::make_shared<std::vector<double>>(n);
   double largest = 0;
-  for (float v : ours) largest = std::max(largest, static_cast<double>(std::fabs(v)));
-  return [&ours, tolerance, largest](const float* theirs) {
+  for (size_t j = 0; j < n; ++j) {
+    (*values)[j] = element(output.dtype, ours, j);
+    largest = std::max(largest, std::fabs((*values)[j]));
+  }
+  return [values, dtype = output.dtype, tolerance, largest](const void* theirs) {
     OutputCheck c;
-    for (size_t j = 0; j < ours.size(); ++j) {
-      c.max_diff = std::max(c.max_diff, static_cast<double>(std::fabs(ours[j] - theirs[j])));
-      c.agrees = c.agrees && within_output_tolerance(theirs[j], ours[j], tolerance, largest);
+    for (size_t j = 0; j < values->size(); ++j) {
+      const double got = element(dtype, theirs, j), want = (*values)[j];
+      c.max_diff = std::max(c.max_diff, std::fabs(got - want));
+      c.agrees = c.agrees && within_output_tolerance(got, want, tolerance, largest);
     }
     return c;
   };

@@ -88,24 +88,30 @@ int64_t elements(const ansor_tensor_info& t);
 // Bytes of every argument of the kernel once: what a memory-bound call must move at least.
 double argument_bytes(const ansor_kernel_info& kernel);
 
-// A kernel's f32 arguments: random inputs, an output buffer, and the const inputs packed once by
-// the kernel's schedule, as a deployment packs its weights. Inputs are drawn from [-1, 1], except
-// those named `var` (a batch_norm's variance), drawn from [0, 1] so that its square root is real.
-// Buffers are cache-line aligned, as the measurement worker's are.
+// A kernel's arguments: random inputs, an output buffer, and the const inputs packed once by the
+// kernel's schedule, as a deployment packs its weights. Buffers hold each argument's dtype (bf16
+// as its uint16_t bit pattern) and are cache-line aligned, as the measurement worker's are.
+// Float inputs are drawn from [-1, 1] (bf16: those f32 values rounded to nearest even, moderate
+// and finite, so that sums of their products neither overflow nor lose everything to rounding),
+// except those named `var` (a batch_norm's variance), drawn from [0, 1] so that its square root
+// is real; u8 and i8 inputs over their whole range. Inputs of other dtypes are refused.
 struct KernelArguments {
-  std::vector<AlignedVector<float>> plain, packed;
+  std::vector<AlignedVector<std::byte>> plain, packed;
   std::vector<void*> plain_ptrs, packed_ptrs;
   bool has_const = false;
 
   explicit KernelArguments(const ansor_kernel_info& kernel);
   // The inputs in argument order, unpacked (what a vendor library is given).
-  std::vector<const float*> inputs() const;
-  AlignedVector<float>& output() { return plain.back(); }
+  std::vector<const void*> inputs() const;
+  const void* output() const { return plain.back().data(); }
+  size_t output_bytes() const { return plain.back().size(); }
 };
 
-// Checks a library's row-major output against ours under the project's one tolerance rule
-// (dag/output_tolerance.h) for a workload of that tolerance; `ours` must outlive the checker.
-OutputChecker output_checker(const std::vector<float>& ours, double tolerance);
+// Checks a library's row-major output against ours (`output` describes both; `ours` is copied
+// when the checker is made) under the project's one tolerance rule (dag/output_tolerance.h) for
+// a workload of that tolerance. Elements are compared as doubles: integer outputs (tolerance 0)
+// exactly, also beyond the 2^24 where a float would round them.
+OutputChecker output_checker(const ansor_tensor_info& output, const void* ours, double tolerance);
 
 // "12.3" GFLOP/s of `flops` done in `seconds`.
 double gflops(double flops, double seconds);

@@ -22,8 +22,8 @@ struct OneDnn {
 };
 OneDnn& onednn();
 
-// A dense f32 descriptor in row-major order (format tags a, ab, abc, abcd, abcde).
-dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims);
+// A dense descriptor in row-major order (format tags a, ab, abc, abcd, abcde).
+dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims, dnnl::memory::data_type type = dnnl::memory::data_type::f32);
 
 // The same dimensions with format_tag::any: oneDNN picks the layout.
 dnnl::memory::desc any_desc(const dnnl::memory::desc& md);
@@ -38,8 +38,8 @@ std::string layout_name(const dnnl::memory::desc& md);
 struct OneDnnArgument {
   enum class Role { Input, Weights, Output, Scratch };
   int id;                     // DNNL_ARG_*
-  dnnl::memory::desc plain;   // how our buffer holds it
-  const float* data;
+  dnnl::memory::desc plain;   // how our buffer holds it (its data type included)
+  const void* data;
   Role role;
 };
 
@@ -55,9 +55,10 @@ dnnl::primitive_attr relu_epilogue();
 dnnl::primitive_attr sqrt_epilogue();
 
 // A forward convolution or deconvolution. The descriptors are ours (row-major in our layout,
-// with oneDNN's logical dimension order: N C spatial, (G) O I spatial); the primitive is created
-// with `any` for source, weights and destination. Inputs in argument order: source, weights,
-// and the bias [O] when `bias`.
+// with oneDNN's logical dimension order: N C spatial, (G) O I spatial, and our data types: f32,
+// or bf16 source and weights into an f32 destination); the primitive is created with `any` for
+// source, weights and destination. Inputs in argument order: source, weights, and the bias [O]
+// (f32) when `bias`.
 struct ConvolutionSpec {
   dnnl::memory::desc src, weights, dst;
   dnnl::memory::dims strides, dilates, pad;  // dilates as oneDNN counts them (0: none)
@@ -71,13 +72,24 @@ LibraryPreparer onednn_convolution(const ConvolutionSpec& spec);
 // layout whose output channel is the innermost dimension (HWIO), as our NHWC kernels hold it.
 LibraryPreparer onednn_conv_batch_norm_relu(ConvolutionSpec spec, double eps);
 
-// C [b, m, n] = A [b, m, k] · B [b, k, n], `any` throughout; B is const (reordered once, as
-// weights) when b_is_const, else an input like A.
-LibraryPreparer onednn_matmul(int64_t batch, int64_t m, int64_t k, int64_t n, bool b_is_const);
+// The data types of a primitive's source, weights and destination: f32 throughout, or a low
+// precision one (bf16 source and weights into f32 or bf16; u8 source and s8 weights into s32).
+struct DataTypes {
+  dnnl::memory::data_type src = dnnl::memory::data_type::f32, weights = dnnl::memory::data_type::f32,
+                          dst = dnnl::memory::data_type::f32;
+};
 
-// dense(X [m, k], W [n, k]) as oneDNN's inner product, `any` throughout, with bias [n] and the
-// gelu post-op when bias_gelu.
-LibraryPreparer onednn_dense(int64_t m, int64_t k, int64_t n, bool bias_gelu);
+// C [b, m, n] = A [b, m, k] · B [b, k, n], `any` throughout; B is const (reordered once, as
+// weights) when b_is_const, else an input like A. A is the source, B the weights. A batch of one
+// is given to oneDNN as 2-D matrices, its own form of a single product.
+LibraryPreparer onednn_matmul(int64_t batch, int64_t m, int64_t k, int64_t n, bool b_is_const, DataTypes types = {});
+
+// What follows a dense layer's product in the same primitive: nothing, or a bias [n] (f32, the
+// third input) and an eltwise post-op.
+enum class DenseEpilogue { None, BiasGelu, BiasRelu };
+
+// dense(X [m, k], W [n, k]) as oneDNN's inner product, `any` throughout, with its epilogue.
+LibraryPreparer onednn_dense(int64_t m, int64_t k, int64_t n, DenseEpilogue epilogue, DataTypes types = {});
 
 // softmax over `axis` of a row-major tensor (oneDNN takes no `any` source for it).
 LibraryPreparer onednn_softmax(const dnnl::memory::dims& dims, int axis);

@@ -16,11 +16,12 @@ std::string implementation(const char* function, int64_t batch) {
 }  // namespace
 
 LibraryPreparer openblas_gemm(int64_t batch, int64_t m, int64_t k, int64_t n) {
-  return [=](const std::vector<const float*>& in, float* out) {
+  return [=](const std::vector<const void*>& in, void* output) {
+    float* out = static_cast<float*>(output);
     LibraryCall call;
     call.library = "OpenBLAS";
     call.parts = {{PrimitiveKind::Blas, implementation("cblas_sgemm", batch)}};
-    const float *a = in[0], *b = in[1];
+    const float *a = static_cast<const float*>(in[0]), *b = static_cast<const float*>(in[1]);
     call.run = [=] {
       for (int64_t i = 0; i < batch; ++i)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1,
@@ -31,11 +32,12 @@ LibraryPreparer openblas_gemm(int64_t batch, int64_t m, int64_t k, int64_t n) {
 }
 
 LibraryPreparer openblas_dense(int64_t m, int64_t k, int64_t n) {
-  return [=](const std::vector<const float*>& in, float* out) {
+  return [=](const std::vector<const void*>& in, void* output) {
+    float* out = static_cast<float*>(output);
     LibraryCall call;
     call.library = "OpenBLAS";
     call.parts = {{PrimitiveKind::Blas, implementation("cblas_sgemm", 1) + " (B transposed)"}};
-    const float *x = in[0], *w = in[1];
+    const float *x = static_cast<const float*>(in[0]), *w = static_cast<const float*>(in[1]);
     call.run = [=] {
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1, x,
                   static_cast<int>(k), w, static_cast<int>(k), 0, out, static_cast<int>(n));
@@ -45,11 +47,12 @@ LibraryPreparer openblas_dense(int64_t m, int64_t k, int64_t n) {
 }
 
 LibraryPreparer openblas_norm2(int64_t batch, int64_t elements) {
-  return [=](const std::vector<const float*>& in, float* out) {
+  return [=](const std::vector<const void*>& in, void* output) {
+    float* out = static_cast<float*>(output);
     LibraryCall call;
     call.library = "OpenBLAS";
     call.parts = {{PrimitiveKind::Blas, implementation("cblas_sdot", batch) + " + sqrt"}};
-    const float* x = in[0];
+    const float* x = static_cast<const float*>(in[0]);
     call.run = [=] {
       for (int64_t i = 0; i < batch; ++i) {
         const float* m = x + i * elements;

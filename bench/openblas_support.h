@@ -1,5 +1,5 @@
-// OpenBLAS as the benchmarks' BLAS reference: its row-major calls over our buffers, named by the
-// function and the core OpenBLAS picked for this CPU, at the thread count set when prepared.
+// OpenBLAS as the benchmarks' BLAS reference: its row-major f32 calls over our buffers, named by
+// the function and the core OpenBLAS picked for this CPU, at the thread count set when prepared.
 #pragma once
 
 #include <cstdint>

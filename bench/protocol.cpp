@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -237,11 +238,11 @@ std::string library_cell(const LibraryRow& row) {
 }
 
 Comparison compare_with_libraries(const std::function<void()>& ours, const std::vector<NamedPreparer>& libraries,
-                                  const std::vector<const float*>& inputs, size_t output_elements, const OutputChecker& check,
+                                  const std::vector<const void*>& inputs, size_t output_bytes, const OutputChecker& check,
                                   int threads, bool one_thread) {
   Comparison result;
   // The libraries write into buffers aligned as ours are.
-  std::vector<AlignedVector<float>> outputs(libraries.size(), AlignedVector<float>(output_elements));
+  std::vector<AlignedVector<std::byte>> outputs(libraries.size(), AlignedVector<std::byte>(output_bytes));
   {
     set_all_threads(threads);
     std::vector<LibraryCall> calls;

@@ -117,8 +117,9 @@ struct LibraryCall {
   std::string non_native() const;
 };
 
-// Prepares a library for the kernel's inputs (row-major, argument order) and output.
-using LibraryPreparer = std::function<LibraryCall(const std::vector<const float*>& inputs, float* out)>;
+// Prepares a library for the kernel's inputs (row-major, argument order) and output, each in the
+// kernel argument's dtype (f32 as float, bf16 as its uint16_t bit pattern, i8, u8, i32, ...).
+using LibraryPreparer = std::function<LibraryCall(const std::vector<const void*>& inputs, void* out)>;
 
 // One library's row for one operator, as reports give it.
 struct LibraryRow {
@@ -146,13 +147,13 @@ double geomean(const std::vector<double>& values);
 
 // ---- Ours beside the libraries ---------------------------------------------------------------
 
-// How far a library's row-major output is from ours: the largest |difference|, and whether it is
-// within the kernel's tolerance.
+// How far a library's row-major output (in the kernel output's dtype) is from ours: the largest
+// |difference|, and whether it is within the kernel's tolerance.
 struct OutputCheck {
   double max_diff = 0;
   bool agrees = true;
 };
-using OutputChecker = std::function<OutputCheck(const float* theirs)>;
+using OutputChecker = std::function<OutputCheck(const void* theirs)>;
 
 struct NamedPreparer {
   std::string library;
@@ -172,7 +173,7 @@ struct Comparison {
 // kRounds rounds. With one_thread, the same again at one thread (libraries prepared anew), where
 // no thread waits or wakes. Leaves every runtime at `threads`.
 Comparison compare_with_libraries(const std::function<void()>& ours, const std::vector<NamedPreparer>& libraries,
-                                  const std::vector<const float*>& inputs, size_t output_elements, const OutputChecker& check,
+                                  const std::vector<const void*>& inputs, size_t output_bytes, const OutputChecker& check,
                                   int threads, bool one_thread);
 
 }  // namespace ansor::bench

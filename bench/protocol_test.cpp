@@ -5,9 +5,13 @@
 #include <ansor/runtime.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <thread>
+
+#include "bench_support.h"
 
 #if ANSOR_BENCH_ONEDNN
 #include "onednn_support.h"
@@ -133,7 +137,9 @@ TEST(WaitPolicy, OtherRuntimesSpinAsLongAsOurs) {
 
 // A library that doubles its input, with a layout of its own: reorders in and out.
 LibraryPreparer doubling_library(int* prepared_at_threads, bool wrong) {
-  return [=](const std::vector<const float*>& in, float* out) {
+  return [=](const std::vector<const void*>& inputs, void* output) {
+    const float* in = static_cast<const float*>(inputs[0]);
+    float* out = static_cast<float*>(output);
     *prepared_at_threads = ansor_get_num_threads();
     LibraryCall call;
     call.library = "Doubler";
@@ -141,11 +147,11 @@ LibraryPreparer doubling_library(int* prepared_at_threads, bool wrong) {
     call.layouts = "dst Ab4a";
     auto theirs = std::make_shared<std::vector<float>>(8);
     call.run = [=] {
-      for (int i = 0; i < 8; ++i) (*theirs)[i] = 2 * in[0][i] + (wrong ? 1.0f : 0.0f);
+      for (int i = 0; i < 8; ++i) (*theirs)[i] = 2 * in[i] + (wrong ? 1.0f : 0.0f);
     };
     call.reorders = [=] { std::copy(theirs->begin(), theirs->end(), out); };
     call.run_plain_io = [=] {
-      for (int i = 0; i < 8; ++i) (*theirs)[i] = 2 * in[0][i] + (wrong ? 1.0f : 0.0f);
+      for (int i = 0; i < 8; ++i) (*theirs)[i] = 2 * in[i] + (wrong ? 1.0f : 0.0f);
       std::copy(theirs->begin(), theirs->end(), out);
     };
     call.resources = theirs;
@@ -159,7 +165,8 @@ TEST(Comparison, TimesChecksAndPreparesAtEachThreadCount) {
     for (int i = 0; i < 8; ++i) ours[i] = 2 * x[i];
   };
   our_call();
-  auto check = [&](const float* theirs) {
+  auto check = [&](const void* output) {
+    const float* theirs = static_cast<const float*>(output);
     OutputCheck c;
     for (int i = 0; i < 8; ++i) c.max_diff = std::max(c.max_diff, static_cast<double>(std::fabs(theirs[i] - ours[i])));
     c.agrees = c.max_diff < 1e-6;
@@ -167,7 +174,7 @@ TEST(Comparison, TimesChecksAndPreparesAtEachThreadCount) {
   };
   int right_threads = 0, wrong_threads = 0;
   Comparison c = compare_with_libraries(our_call, {{"Doubler", doubling_library(&right_threads, false)}, {"Doubler+1", doubling_library(&wrong_threads, true)}},
-                                        {x.data()}, 8, check, 2, true);
+                                        {x.data()}, 8 * sizeof(float), check, 2, true);
   ASSERT_EQ(c.libraries.size(), 2u);
   EXPECT_TRUE(c.libraries[0].agrees);
   EXPECT_FALSE(c.libraries[1].agrees);
@@ -181,6 +188,31 @@ TEST(Comparison, TimesChecksAndPreparesAtEachThreadCount) {
   EXPECT_EQ(c.libraries[0].layouts, "dst Ab4a");
   EXPECT_TRUE(c.libraries[0].reported_seconds());
   set_all_threads(0);
+}
+
+// Integer outputs are compared exactly, also beyond 2^24, where a float would round them together.
+TEST(OutputCheck, IntegerOutputsAreExact) {
+  const int64_t shape[] = {2};
+  const ansor_tensor_info output{"C", ANSOR_DTYPE_I32, 1, shape, 1, 0};
+  const int32_t ours[] = {(1 << 24) + 1, -3}, same[] = {(1 << 24) + 1, -3}, one_less[] = {1 << 24, -3};
+  const OutputChecker check = output_checker(output, ours, 0.0);
+  EXPECT_TRUE(check(same).agrees);
+  const OutputCheck c = check(one_less);
+  EXPECT_FALSE(c.agrees);
+  EXPECT_EQ(c.max_diff, 1.0);
+}
+
+// bf16 outputs are read as bf16 bit patterns: a library that rounds one element the other way
+// (one ulp) is within the tolerance of bf16 workloads, a wrong value is not.
+TEST(OutputCheck, Bf16OutputsAreReadAsBf16) {
+  const int64_t shape[] = {2};
+  const ansor_tensor_info output{"Y", ANSOR_DTYPE_BF16, 1, shape, 1, 0};
+  const uint16_t ours[] = {0x3f80, 0x4000}, one_ulp[] = {0x3f81, 0x4000}, wrong[] = {0x3f80, 0x4040};  // 1, 2; 1 + 2^-7; 3
+  const OutputChecker check = output_checker(output, ours, 2e-2);
+  const OutputCheck near = check(one_ulp);
+  EXPECT_TRUE(near.agrees);
+  EXPECT_DOUBLE_EQ(near.max_diff, 0x1p-7);
+  EXPECT_FALSE(check(wrong).agrees);
 }
 
 #if ANSOR_BENCH_ONEDNN
@@ -227,6 +259,59 @@ TEST(OneDnnHelpers, TheNormIsNative) {
     for (int i = 0; i < 300; ++i) sum += static_cast<double>(x[b * 300 + i]) * x[b * 300 + i];
     EXPECT_NEAR(norms[b], std::sqrt(sum), 1e-3);
   }
+}
+
+// The matmul helper in int8 data types reads our u8 and i8 buffers and writes i32, exactly.
+TEST(OneDnnHelpers, Int8MatmulIsExact) {
+  using dt = dnnl::memory::data_type;
+  const int64_t m = 3, k = 64, n = 40;
+  std::vector<uint8_t> a(m * k);
+  std::vector<int8_t> b(k * n);
+  std::vector<int32_t> c(m * n, -1);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>((i * 37) % 256);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(static_cast<int>((i * 13) % 256) - 128);
+  set_all_threads(2);
+  LibraryCall call = onednn_matmul(1, m, k, n, true, {dt::u8, dt::s8, dt::s32})({a.data(), b.data()}, c.data());
+  set_all_threads(0);
+  call.row_major_call()();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t expected = 0;
+      for (int64_t r = 0; r < k; ++r) expected += a[i * k + r] * b[r * n + j];
+      ASSERT_EQ(c[i * n + j], expected) << i << " " << j << " (" << call.implementation() << ")";
+    }
+}
+
+// The dense helper in bf16: bf16 source and weights, an f32 bias and relu, a bf16 result within
+// one rounding of the exact one.
+TEST(OneDnnHelpers, Bf16DenseWithBiasAndRelu) {
+  using dt = dnnl::memory::data_type;
+  const int64_t m = 3, k = 48, n = 40;
+  auto bf16 = [](float v) { return static_cast<uint16_t>(std::bit_cast<uint32_t>(v) >> 16); };  // exact for these values
+  auto value = [](int64_t i, int mod) { return static_cast<float>(i % mod - mod / 2) * 0.125f; };
+  std::vector<uint16_t> x(m * k), w(n * k), y(m * n);
+  std::vector<float> bias(n);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = bf16(value(static_cast<int64_t>(i) * 7, 9));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = bf16(value(static_cast<int64_t>(i) * 5, 11));
+  for (int64_t j = 0; j < n; ++j) bias[j] = value(j, 13);
+  set_all_threads(2);
+  LibraryCall call;
+  try {
+    call = onednn_dense(m, k, n, DenseEpilogue::BiasRelu, {dt::bf16, dt::bf16, dt::bf16})({x.data(), w.data(), bias.data()}, y.data());
+  } catch (const dnnl::error& e) {
+    set_all_threads(0);
+    if (e.status == dnnl_unimplemented) GTEST_SKIP() << "oneDNN has no bf16 inner product on this CPU";
+    throw;
+  }
+  set_all_threads(0);
+  call.row_major_call()();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = bias[j];
+      for (int64_t r = 0; r < k; ++r) sum += static_cast<double>(value((i * k + r) * 7, 9)) * value((j * k + r) * 5, 11);
+      const double expected = std::max(sum, 0.0), got = std::bit_cast<float>(static_cast<uint32_t>(y[i * n + j]) << 16);
+      ASSERT_NEAR(got, expected, expected * 0x1p-8) << i << " " << j << " (" << call.implementation() << ")";
+    }
 }
 
 TEST(OneDnnHelpers, LayoutNames) {

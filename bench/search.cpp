@@ -66,7 +66,7 @@ std::vector<bench::NamedPreparer> vendors_for(const Kernel& kernel) {
   }
   if (starts_with(name, "dense_bias_gelu")) {
     std::vector<int64_t> x = input_shape(kernel, 0), w = input_shape(kernel, 1);  // X [M, K], W [N, K]
-    return {{"oneDNN", bench::onednn_dense(x[0], x[1], w[0], true)}};
+    return {{"oneDNN", bench::onednn_dense(x[0], x[1], w[0], bench::DenseEpilogue::BiasGelu)}};
   }
   throw std::invalid_argument(fmt::format("kernel '{}' is of no kind the benchmark knows (matmul*, conv2d_nhwc_bias_relu*, dense_bias_gelu*)", name));
 }
@@ -133,9 +133,9 @@ Retimed retime(const Run& run, const Kernel& kernel, int threads, const std::str
   const ansor_kernel_info& info = loaded.info();
   auto ours = [&] { info.call_packed(args.packed_ptrs.data()); };
   ours();
-  const std::vector<float> ours_out(args.output().begin(), args.output().end());
-  bench::Comparison compared = bench::compare_with_libraries(ours, vendors_for(kernel), args.inputs(), ours_out.size(),
-                                                             bench::output_checker(ours_out, output_tolerance(kernel.dag)), threads, false);
+  const ansor_tensor_info& output = info.args[info.num_args - 1];  // the last argument: these kernels have one output
+  bench::Comparison compared = bench::compare_with_libraries(ours, vendors_for(kernel), args.inputs(), args.output_bytes(),
+                                                             bench::output_checker(output, args.output(), output_tolerance(kernel.dag)), threads, false);
   for (const bench::LibraryRow& l : compared.libraries) {
     if (!l.agrees) throw std::runtime_error(fmt::format("{}: {} and ours differ by up to {:.3e}", run.kernel, l.library, l.max_diff));
     fmt::print("{} {}: {} ({})\n", run.kernel, l.library, bench::library_cell(l), l.implementation);

@@ -14,6 +14,8 @@
 // under the project's tolerance; our plain call and the naive program after.
 // Kernels whose arithmetic intensity is below kMemoryBoundIntensity are also reported in GB/s
 // against the streaming bandwidth of copies of the same working set (streaming_copy.h).
+// Arguments may be f32, or bf16, u8 and i8 (bench/lowp.def, against oneDNN's bf16 and int8
+// primitives); an integer kernel's GFLOP/s counts its integer multiplies and adds.
 //
 // Written to --out (default bench-results): suite.md (the table, printed too), suite.csv, and
 // curves.csv (each kernel's best GFLOP/s after each trial and each second of its tuning, read
@@ -286,9 +288,9 @@ int main(int argc, char** argv) try {
     fmt::print("timing {}\n", row.kernel);
     auto ours = [&] { args.has_const ? tuned.call_packed(args.packed_ptrs.data()) : tuned.call(args.plain_ptrs.data()); };
     ours();
-    const std::vector<float> ours_out(args.output().begin(), args.output().end());
-    bench::Comparison compared = bench::compare_with_libraries(ours, bench::suite_libraries(row.op, tuned), args.inputs(), ours_out.size(),
-                                                               bench::output_checker(ours_out, built[i].tolerance), threads, true);
+    const ansor_tensor_info& output = tuned.args[tuned.num_args - 1];  // the last argument: these kernels have one output
+    bench::Comparison compared = bench::compare_with_libraries(ours, bench::suite_libraries(row.op, tuned), args.inputs(), args.output_bytes(),
+                                                               bench::output_checker(output, args.output(), built[i].tolerance), threads, true);
     row.ours = compared.ours;
     row.ours_one_thread = compared.ours_one_thread;
     row.libraries = std::move(compared.libraries);
@@ -336,8 +338,8 @@ int main(int argc, char** argv) try {
       }
     if (best_plain > 0) over_best_plain_io.push_back(best_plain / r.ours.median);
     for (const bench::LibraryRow& t : r.libraries) {
-      implementations += fmt::format("\n- {} {}: {}{}", r.kernel, t.library, t.implementation,
-                                     t.layouts.empty() ? "" : fmt::format(" (layouts: {})", t.layouts));
+      implementations += fmt::format("\n- {} {}: {}{}; largest |difference| from ours {:.3g}", r.kernel, t.library, t.implementation,
+                                     t.layouts.empty() ? "" : fmt::format(" (layouts: {})", t.layouts), t.max_diff);
       if (!t.non_native.empty()) no_native += fmt::format("\n- {} {}: {}", r.kernel, t.library, t.non_native);
     }
     if (auto speed = r.speed(); speed && *speed < 1.0)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #if ANSOR_BENCH_ONEDNN
 #include "onednn_support.h"
 #endif
@@ -27,13 +29,32 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-memory::desc tagged(const memory::dims& dims, Tag tag) { return memory::desc(dims, memory::data_type::f32, tag); }
+memory::desc tagged(const memory::dims& dims, Tag tag, memory::data_type type = memory::data_type::f32) {
+  return memory::desc(dims, type, tag);
+}
 
-// An NHWC convolution with R x S x C x K weights.
+// oneDNN's data type of a kernel argument's dtype.
+memory::data_type data_type(const ansor_tensor_info& t) {
+  switch (t.dtype) {
+    case ANSOR_DTYPE_F32: return memory::data_type::f32;
+    case ANSOR_DTYPE_BF16: return memory::data_type::bf16;
+    case ANSOR_DTYPE_F16: return memory::data_type::f16;
+    case ANSOR_DTYPE_I8: return memory::data_type::s8;
+    case ANSOR_DTYPE_U8: return memory::data_type::u8;
+    case ANSOR_DTYPE_I32: return memory::data_type::s32;
+    default: throw std::invalid_argument(fmt::format("argument {} has a dtype oneDNN's primitives do not take", t.name));
+  }
+}
+
+// The data types of a kernel's first input (the source), its second (the weights) and its output.
+DataTypes data_types(const ansor_kernel_info& k) { return {data_type(k.args[0]), data_type(k.args[1]), data_type(k.args[k.num_args - 1])}; }
+
+// An NHWC convolution with R x S x C x K weights, in the kernel's data types.
 ConvolutionSpec nhwc_convolution(const ansor_kernel_info& k, int64_t stride, int64_t pad, int64_t dilation) {
   auto x = shape_of(k.args[0]), w = shape_of(k.args[1]), y = shape_of(k.args[k.num_args - 1]);
-  return {tagged({x[0], x[3], x[1], x[2]}, Tag::nhwc), tagged({w[3], w[2], w[0], w[1]}, Tag::hwio), tagged({y[0], y[3], y[1], y[2]}, Tag::nhwc),
-          {stride, stride}, {dilation - 1, dilation - 1}, {pad, pad}};
+  const DataTypes types = data_types(k);
+  return {tagged({x[0], x[3], x[1], x[2]}, Tag::nhwc, types.src), tagged({w[3], w[2], w[0], w[1]}, Tag::hwio, types.weights),
+          tagged({y[0], y[3], y[1], y[2]}, Tag::nhwc, types.dst), {stride, stride}, {dilation - 1, dilation - 1}, {pad, pad}};
 }
 
 std::vector<NamedPreparer> onednn_preparers(const std::string& op, const ansor_kernel_info& k) {
@@ -67,7 +88,14 @@ std::vector<NamedPreparer> onednn_preparers(const std::string& op, const ansor_k
   // bench/shapes.def's operators.
   if (op == "conv3x3" || op == "conv1x1") return one(onednn_convolution(nhwc_convolution(k, 1, op == "conv3x3" ? 1 : 0, 1)));
   if (op == "conv3x3valid") return one(onednn_convolution(nhwc_convolution(k, 1, 0, 1)));
-  if (op == "dense" || op == "densebiasgelu") return one(onednn_dense(x[0], x[1], w[0], op == "densebiasgelu"));
+  if (op == "dense") return one(onednn_dense(x[0], x[1], w[0], DenseEpilogue::None));
+  if (op == "densebiasgelu") return one(onednn_dense(x[0], x[1], w[0], DenseEpilogue::BiasGelu));
+  // bench/lowp.def's operators, in the kernels' data types: bf16 source and weights into f32 (or
+  // bf16 after bias and relu), u8 times s8 into s32.
+  if (op == "densebf16") return one(onednn_dense(x[0], x[1], w[0], DenseEpilogue::None, data_types(k)));
+  if (op == "densebf16biasrelu") return one(onednn_dense(x[0], x[1], w[0], DenseEpilogue::BiasRelu, data_types(k)));
+  if (op == "matmulu8s8") return one(onednn_matmul(1, x[0], x[1], w[1], true, data_types(k)));
+  if (op == "conv3x3bf16") return one(onednn_convolution(nhwc_convolution(k, 1, 1, 1)));
   if (op == "conv_layer") return one(onednn_conv_batch_norm_relu(nhwc_convolution(k, 1, 1, 1), 1e-5));  // batch_norm's default eps
   if (op == "gmm") return one(onednn_matmul(x[0], x[1], x[2], w[2], false));
   if (op == "softmax") return one(onednn_softmax(x, static_cast<int>(x.size()) - 1));
