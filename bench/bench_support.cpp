@@ -86,7 +86,10 @@ LoadedKernel::LoadedKernel(const std::string& kernel_name, const State& state, c
   options.runtime_include = default_runtime_include();
   options.timeout_seconds = 600;
   const CppGenerator cpp;
-  Builder builder(make_kernel_compiler(), Target{}, cpp, options);  // CPU kernels: the benchmarks run on the host
+  // CPU kernels for the host: its target, whose tensor features decide which intrinsics the
+  // tuned schedules' tensorized loops call.
+  const KernelCompiler compiler = make_kernel_compiler();
+  Builder builder(compiler, detect_host(compiler), cpp, options);
   BuildResult built = builder.build({Candidate{kernel_name, state, PlantedFault::None}})[0];
   if (built.error != MeasureError::None) throw std::runtime_error("the kernel did not build: " + built.message);
   handle_ = ::dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);

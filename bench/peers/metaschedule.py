@@ -14,11 +14,23 @@ Fair to MetaSchedule as the protocol is to the libraries: TVM's runtime runs --c
 timing) are layout-free, so that its RewriteLayout may choose their layout outside the timing
 too.
 
-    bench/peers/metaschedule.py [--kernel NAME]... [--shapes] [--trials 128,1000] [--csv FILE]
-                                [--keep DIR]
+    bench/peers/metaschedule.py [--kernel NAME]... [--shapes] [--lowp] [--trials 128,1000]
+                                [--csv FILE] [--keep DIR]
 
 Kernels: those of bench_support.h's kPaperKernels, bench/search_other_shapes.def and
-bench/shapes.def (by the same names; --shapes for all of the last).
+bench/shapes.def (by the same names; --shapes for all of the last), and the four u8 x i8 -> i32
+products of bench/lowp.def (matmulu8s8_*, by the same names; --lowp for all four). These are
+tuned with MetaSchedule's VNNI auto-tensorization, as TVM tunes int8 dense: its default space
+generator picks its x86 VNNI rule set (MultiLevelTilingWithIntrin with the dot_16x4_vnni tensor
+intrinsic, RewriteTensorize) by itself for a target whose mcpu has avx512vnni, and B is given in
+the layout that intrinsic reads, [N/16, K/4, 16, 4] (topi's dense_vnni layout, packed once outside
+the timing, as ansor packs its const B). Two repairs for TVM 0.27, without which its VNNI path
+builds nothing or wastes trials: its dot_16x4_vnni intrinsic is registered again with the i8
+operands LLVM 22's vpdpbusd takes, and a postprocessor drops the candidates it cannot build (the
+tensorized block in a vectorized loop) before they are measured. Each best schedule is checked
+exactly against numpy (int64 sums, u8 inputs over 0..255, i8 over -128..127) before it is timed,
+and its trace and assembly are shown (the tensorize with dot_16x4_vnni; vpdpbusd). Their GFLOP/s
+are GOP/s, 2*M*N*K integer operations per call, as bench_suite counts.
 """
 import argparse
 import json
@@ -36,8 +48,12 @@ os.environ.setdefault("TVM_NUM_THREADS", str(os.cpu_count()))
 
 import numpy as np
 import tvm
-from tvm import te
+from tvm import te, tirx
+from tvm.ir.utils import derived_object
 from tvm.s_tir import meta_schedule as ms
+from tvm.s_tir import SBlock, SBlockRealize, TensorIntrin
+from tvm.s_tir.tensor_intrin import x86 as x86_intrin
+from tvm.script import tirx as T
 
 
 def prim_func(tensors, weights):
@@ -130,6 +146,42 @@ def dense(m, k, n):
     return prim_func([x, w, y], [w]), 2.0 * m * k * n
 
 
+def matmul_u8s8(m, k, n):
+    # bench/lowp.def's C[i, j] = sum(k, i32(A[i, k]) * i32(B[k, j])), A u8 [M, K], B i8 [K, N], with
+    # B given as TVM's int8 dense gives it to its VNNI schedules (topi.x86 dense_vnni_compute): in
+    # [N/16, K/4, 16, 4], so that the 16 x 4 bytes one vpdpbusd takes are contiguous. B is constant
+    # (ansor's const input, packed once) and stays layout-free, so RewriteLayout may change it too.
+    a = te.placeholder((m, k), "uint8", name="A")
+    b = te.placeholder((n // 16, k // 4, 16, 4), "int8", name="B")
+    r = te.reduce_axis((0, k), name="k")
+    c = te.compute(
+        (m, n),
+        lambda i, j: te.sum(
+            a[i, r].astype("int32") * b[j // 16, r // 4, j % 16, r % 4].astype("int32"), axis=r
+        ),
+        name="C",
+    )
+
+    def reference(rng):
+        # The inputs in the function's parameter order (B packed from its [K, N] form) and the
+        # exact result, summed in int64.
+        a_np = rng.integers(0, 256, size=(m, k), dtype=np.uint8)
+        b_np = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
+        packed = np.ascontiguousarray(b_np.reshape(k // 4, 4, n // 16, 16).transpose(2, 0, 3, 1))
+        expected = a_np.astype(np.int64) @ b_np.astype(np.int64)
+        return [a_np, packed, np.zeros((m, n), np.int32)], expected
+
+    return prim_func([a, b, c], [b]), 2.0 * m * n * k, reference
+
+
+# bench/lowp.def's u8 x i8 products (M x K x N), by the same names: tuned with VNNI.
+LOWP = {
+    "matmulu8s8_bertbase_128x768x768": lambda: matmul_u8s8(128, 768, 768),
+    "matmulu8s8_bertbase_128x768x3072": lambda: matmul_u8s8(128, 768, 3072),
+    "matmulu8s8_bertbase_128x3072x768": lambda: matmul_u8s8(128, 3072, 768),
+    "matmulu8s8_bertbase_128x768x2304": lambda: matmul_u8s8(128, 768, 2304),
+}
+
 # bench/shapes.def, by the same names.
 SHAPES = {
     "conv3x3_resnet50_28x28x128": lambda: conv2d_nhwc(28, 128, 128, 3, 1),
@@ -155,6 +207,7 @@ KERNELS = {
     "conv2d_nhwc_bias_relu_56x64": lambda: conv2d_nhwc_bias_relu(56, 64, 64),
     "dense_bias_gelu_128x1024x4096": lambda: dense_bias_gelu(128, 1024, 4096),
     **SHAPES,
+    **LOWP,
 }
 DEFAULT_KERNELS = ["matmul", "conv2d_nhwc_bias_relu", "dense_bias_gelu"]
 
@@ -163,6 +216,102 @@ def host_target(cores):
     # The host's CPU as LLVM names it, as ansor's kernels are built with -march=native.
     mcpu = tvm.target.codegen.llvm_get_system_cpu()
     return tvm.target.Target({"kind": "llvm", "mcpu": mcpu, "num-cores": cores})
+
+
+@T.prim_func(s_tir=True)
+def _dot_16x4_u8i8i32_vnni_i8_operands(
+    A: T.Buffer((4,), "uint8", offset_factor=1),
+    B: T.Buffer((16, 4), "int8", offset_factor=1),
+    C: T.Buffer((16,), "int32", offset_factor=1),
+) -> None:
+    # TVM's dot_16x4_vnni implementation with the operands LLVM 22 wants: vpdpbusd.512 takes
+    # (<16 x i32>, <64 x i8>, <64 x i8>) since LLVM PR 155194 (it took three <16 x i32> before, as
+    # TVM 0.27's intrinsic still passes them, which fails LLVM's module verification).
+    with T.sblock("root"):
+        T.reads(C[0:16], A[0:4], B[0:16, 0:4])
+        T.writes(C[0:16])
+        A_i32 = T.reinterpret(A.vload([0], "uint8x4"), dtype="int32")
+        A_u8x64 = T.reinterpret(T.broadcast(A_i32, 16), dtype="uint8x64")
+        B_i8x64 = B.vload([0, 0], dtype="int8x64")
+        C_i32x16 = C.vload([0], dtype="int32x16")
+        C[T.ramp(T.int32(0), 1, 16)] = T.call_llvm_pure_intrin(
+            T.llvm_lookup_intrinsic_id("llvm.x86.avx512.vpdpbusd.512"),
+            C_i32x16,
+            A_u8x64,
+            B_i8x64,
+            dtype="int32x16",
+        )
+
+
+def enable_vnni(target):
+    # MetaSchedule's default space generator picks its x86 VNNI rules for a target whose mcpu has
+    # avx512vnni (the host's, as LLVM names it: znver5 on the Zen 5 machine); without it, the u8 x
+    # i8 kernels would be tuned without VNNI, so refuse. The rules name the dot_16x4_vnni
+    # intrinsic: with TVM's LLVM 22, it is registered again under that name with i8 operands
+    # (the same description, so the same tensorization; only the call's operand types differ).
+    if not tvm.target.codegen.target_has_features("avx512vnni", target):
+        raise SystemExit(f"{target} has no avx512vnni: MetaSchedule would not use VNNI for the u8 x i8 kernels")
+    if tvm.target.codegen.llvm_version_major() >= 22:
+        TensorIntrin.register(
+            x86_intrin.VNNI_DOT_16x4_INTRIN,
+            x86_intrin.dot_product_16x4_u8i8i32_desc,
+            _dot_16x4_u8i8i32_vnni_i8_operands,
+            override=True,
+        )
+
+
+def tensorized_in_vector_loop(stmt, vectorized=False):
+    # Whether a tensorized block (one with match_buffers: tensorize's) lies in a vectorized loop
+    # wider than 1.
+    if isinstance(stmt, tirx.For):
+        wide = stmt.kind == tirx.ForKind.VECTORIZED and not (isinstance(stmt.extent, tirx.IntImm) and stmt.extent.value == 1)
+        return tensorized_in_vector_loop(stmt.body, vectorized or wide)
+    if isinstance(stmt, SBlockRealize):
+        return tensorized_in_vector_loop(stmt.block, vectorized)
+    if isinstance(stmt, SBlock):
+        if vectorized and len(stmt.match_buffers) > 0:
+            return True
+        if stmt.init is not None and tensorized_in_vector_loop(stmt.init, vectorized):
+            return True
+        return tensorized_in_vector_loop(stmt.body, vectorized)
+    if isinstance(stmt, tirx.SeqStmt):
+        return any(tensorized_in_vector_loop(s, vectorized) for s in stmt.seq)
+    return any(
+        getattr(stmt, field, None) is not None and tensorized_in_vector_loop(getattr(stmt, field), vectorized)
+        for field in ("body", "then_case", "else_case")
+    )
+
+
+@derived_object
+class RejectVectorizedTensorize(ms.postproc.PyPostproc):
+    # Drops a candidate whose tensorized block RewriteParallelVectorizeUnroll put in a vectorized
+    # loop (when the innermost N tile, outside the 16 lanes of the intrinsic, is over 1): TVM 0.27
+    # cannot build it ("Cannot broadcast lanes=16 ... to 64"), and without this check such
+    # candidates were 5 of 8 trials, each a failed build counted as a trial. Dropped here, the
+    # search samples another instead; every candidate that builds is kept as it was.
+    def _initialize_with_tune_context(self, context):
+        pass
+
+    def apply(self, sch):
+        return not tensorized_in_vector_loop(sch.mod["main"].body)
+
+    def clone(self):
+        return RejectVectorizedTensorize()
+
+
+def vnni_space(func, target):
+    # MetaSchedule's own space for the target (its rules, postprocessors and mutators, as
+    # tune_tir's default "post-order-apply" takes them), checked to hold its VNNI tiling rule,
+    # with RejectVectorizedTensorize after its postprocessors.
+    generator = ms.TuneContext(mod=func, target=target, space_generator="post-order-apply", task_name="vnni").space_generator
+    rules = [type(rule).__name__ for rule in generator.sch_rules]
+    if "MultiLevelTilingWithIntrin" not in rules:
+        raise SystemExit(f"MetaSchedule's rules for {target} hold no tensorizing rule: {rules}")
+    return ms.space_generator.PostOrderApply(
+        sch_rules="from-target",
+        postprocs=[postproc.clone() for postproc in generator.postprocs] + [RejectVectorizedTensorize()],
+        mutator_probs="from-target",
+    )
 
 
 def records_in_commit_order(work_dir):
@@ -192,23 +341,57 @@ def scheduled_module(record):
     return tvm.s_tir.transform.RemoveWeightLayoutRewriteBlock(skip_tensor_rewrite=True)(sch.mod)
 
 
-def time_record(record, target):
+def random_input(rng, shape, dtype):
+    if dtype == "float32":
+        return rng.uniform(-1, 1, size=shape).astype("float32")
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtype)
+
+
+def check_record(name, record, mod, executable, target, reference):
+    # MetaSchedule's result against numpy, exactly, before it is timed; then its assembly for
+    # vpdpbusd, the VNNI instruction. When RewriteLayout changed B's layout, the function timed
+    # takes B rewritten: the same schedule with its layout rewrite left in takes B as given.
+    dev = tvm.cpu()
+    inputs, expected = reference(np.random.default_rng(2))
+    shapes = [[int(d) for d in param.shape] for param in mod["main"].params]
+    lib = executable.jit()
+    if shapes != [list(x.shape) for x in inputs]:
+        sch = tvm.s_tir.Schedule(record.workload.mod)
+        record.trace.apply_to_schedule(sch, remove_postproc=False)
+        lib = tvm.compile(sch.mod, target=target).jit()
+    args = [tvm.runtime.tensor(x, dev) for x in inputs]
+    lib["main"](*args)
+    result = args[-1].numpy().astype(np.int64)
+    if not np.array_equal(result, expected):
+        raise SystemExit(f"{name}: MetaSchedule's result differs from numpy's in {np.count_nonzero(result != expected)} elements")
+    asm = executable.mod.inspect_source("asm")
+    tensorized = [line.strip() for line in str(record.trace).splitlines() if "tensorize(" in line]
+    print(f"{name}: exact; {asm.count('vpdpbusd')} vpdpbusd in its assembly; trace: {'; '.join(tensorized) or 'not tensorized'}")
+
+
+def time_record(name, record, target, reference=None):
     # The scheduled module timed by TVM's evaluator: single calls (number=1), repeated until they
     # add up to 0.5 s and at least 5, the median kept.
     mod = scheduled_module(record)
     func = mod["main"]
-    shapes = [[int(d) for d in param.shape] for param in func.params]
-    lib = tvm.compile(mod, target=target).jit()
+    executable = tvm.compile(mod, target=target)
+    if reference is not None:
+        check_record(name, record, mod, executable, target, reference)
+    lib = executable.jit()
     dev = tvm.cpu()
     rng = np.random.default_rng(1)
-    args = [tvm.runtime.tensor(rng.uniform(-1, 1, size=shape).astype("float32"), dev) for shape in shapes]
+    args = [
+        tvm.runtime.tensor(random_input(rng, [int(d) for d in param.shape], str(param.dtype)), dev)
+        for param in func.params
+    ]
     once = lib.time_evaluator("main", dev, number=1, repeat=1)(*args).mean
     repeat = max(5, int(0.5 / max(once, 1e-6)))
     return float(np.median(lib.time_evaluator("main", dev, number=1, repeat=repeat)(*args).results))
 
 
 def tune(name, budgets, target, cores, keep):
-    func, flops = KERNELS[name]()
+    func, flops, *reference = KERNELS[name]()
     if keep:
         work_dir = os.path.join(keep, name)
         shutil.rmtree(work_dir, ignore_errors=True)
@@ -236,6 +419,7 @@ def tune(name, budgets, target, cores, keep):
         max_trials_global=max(budgets),
         num_trials_per_iter=64,
         num_tuning_cores=cores,
+        space=vnni_space(func, target) if name in LOWP else "post-order-apply",
     )
     wall = time.monotonic() - start
     done.set()
@@ -249,7 +433,7 @@ def tune(name, budgets, target, cores, keep):
         if best is None or not math.isfinite(mean_run_seconds(best)):
             rows.append((name, budget, len(first), at, math.nan, math.nan))
             continue
-        seconds = time_record(best, target)
+        seconds = time_record(f"{name} ({budget} trials)", best, target, *reference)
         rows.append((name, budget, len(first), at, flops / seconds / 1e9, flops / mean_run_seconds(best) / 1e9))
         if keep:
             with open(os.path.join(work_dir, f"best-{budget}.txt"), "w") as out:
@@ -267,16 +451,22 @@ def main():
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--csv")
     parser.add_argument("--shapes", action="store_true", help="every kernel of bench/shapes.def")
+    parser.add_argument("--lowp", action="store_true",
+                        help="the u8 x i8 products of bench/lowp.def (matmulu8s8_*), tuned with VNNI")
     parser.add_argument("--keep", metavar="DIR",
                         help="keep each kernel's database in DIR/KERNEL, with its best schedule of each budget "
                         "(trace and scheduled TIR) in best-TRIALS.txt")
     args = parser.parse_args()
-    kernels = args.kernel or (list(SHAPES) if args.shapes else DEFAULT_KERNELS)
+    kernels = list(args.kernel or [])
+    kernels += [k for k in (list(SHAPES) if args.shapes else []) + (list(LOWP) if args.lowp else []) if k not in kernels]
+    kernels = kernels or DEFAULT_KERNELS
     budgets = sorted(int(t) for t in args.trials.split(","))
     threads = tvm.get_global_func("runtime.NumThreads")()
     if threads != args.cores:
         parser.error(f"TVM's runtime runs {threads} threads, not --cores {args.cores}: set TVM_NUM_THREADS={args.cores}")
     target = host_target(args.cores)
+    if any(k in LOWP for k in kernels):
+        enable_vnni(target)
     print(f"MetaSchedule (TVM {tvm.__version__}) on {target}, {threads} runtime threads")
     rows = []
     for name in kernels:

@@ -177,6 +177,10 @@ class CppEmitter final : public CEmitter {
 
   static bool is_native_vector_type(DType t) { return t == DType::F32 || t == DType::F64; }
 
+  // The lanes of a piece of a bf16 vector store (emit_vector_stmt): one AVX-512 vector of floats,
+  // the width of the CPU's tensor intrinsics' accumulators.
+  static constexpr int kBf16StorePiece = 16;
+
   // The prefetches that the memory hints of the loop's stores ask for: for each contiguous load
   // of a prefetched input, the hint's distance ahead of each cache line (of the target's) the
   // vector loads (one line of 64 bytes for 16 floats, two for 32), each address once.
@@ -262,6 +266,27 @@ class CppEmitter final : public CEmitter {
       }
       return;
     }
+    // bf16 values are float vectors, stored rounded as whole vectors of halves. Whole vectors
+    // wider than kBf16StorePiece lanes are stored piece by piece, each piece computed from its
+    // own lanes: a tile of accumulators that tensor intrinsics wrote 16 floats at a time is then
+    // read back in the same pieces, which is what lets the compiler keep it in registers (one
+    // load spanning several pieces keeps the whole tile in memory, and every call with it).
+    if (b.dtype == DType::BF16 && linear_coefficient(flat, v) == 1) {
+      if (active_) {
+        line(fmt::format("ansor_rt::vstore_bf16_masked<{}>(&{}[{}], {}, {});", lanes, name, lane_index(flat, v, 0), value, active_->text));
+        return;
+      }
+      const int piece = std::min(lanes, kBf16StorePiece);
+      const Var lane = make_var(v->name);
+      ranges_[lane.get()] = Interval::range(piece);
+      for (int first = 0; first < lanes; first += piece) {
+        const VarMap at_piece = {{v, add(lane, first)}};
+        const Expr piece_value = simplify(substitute(st->value, at_piece), ranges_);
+        line(fmt::format("ansor_rt::vstore_bf16<{}>(&{}[{}], {});", piece, name, lane_index(flat, v, first),
+                         vector_value(piece_value, lane.get(), piece, true).code));
+      }
+      return;
+    }
     line("{");
     ++indent_;
     line(fmt::format("const ansor_rt::vec<{}, {}> ansor_lanes = {};", type, lanes, value));
@@ -298,6 +323,7 @@ class CppEmitter final : public CEmitter {
       return as_vector ? VectorCode{broadcast(scalar, e->dtype, lanes), true} : scalar;
     }
     std::string type = compute_type(e->dtype);
+    if (std::optional<VectorCode> bf16 = bf16_vector_value(e, v, lanes)) return *bf16;
     if (is_native_vector_type(e->dtype)) {
       switch (e->kind) {
         case ExprKind::Load: {
@@ -361,6 +387,8 @@ class CppEmitter final : public CEmitter {
         }
         case ExprKind::Cast: {
           const Expr& inner = e->as<CastNode>()->value;
+          // A bf16 value is a float already: widening it to f32 changes nothing.
+          if (inner->dtype == DType::BF16 && e->dtype == DType::F32) return {broadcast(vector_value(inner, v, lanes), inner->dtype, lanes), true};
           if (!is_native_vector_type(inner->dtype)) break;
           return {fmt::format("__builtin_convertvector({}, ansor_rt::vec<{}, {}>)", broadcast(vector_value(inner, v, lanes), inner->dtype, lanes),
                               type, lanes),
@@ -383,6 +411,23 @@ class CppEmitter final : public CEmitter {
       parts.push_back(active == true ? value : fmt::format("({} < {} ? {} : {})", lane, active_->text, value, zero));
     }
     return {fmt::format("ansor_rt::vec<{}, {}>{{{}}}", type, lanes, fmt::join(parts, ", ")), true};
+  }
+
+  // A bf16-typed value as a float vector where it has one: a contiguous load of a bf16 buffer
+  // (widened exactly), or an f32 value converted to bf16 (rounded in every lane).
+  std::optional<VectorCode> bf16_vector_value(const Expr& e, const VarNode* v, int lanes) {
+    if (e->dtype != DType::BF16) return std::nullopt;
+    if (auto* l = e->as<LoadNode>()) {
+      const Buffer& b = buffer(l->tensor);
+      Expr flat = flat_expr(b, l->indices);
+      if (b.dtype != DType::BF16 || linear_coefficient(flat, v) != 1) return std::nullopt;
+      const std::string address = fmt::format("&{}[{}]", buffer_names_[b.name], lane_index(flat, v, 0));
+      if (active_) return VectorCode{fmt::format("ansor_rt::vload_bf16_masked<{}>({}, {})", lanes, address, active_->text), true};
+      return VectorCode{fmt::format("ansor_rt::vload_bf16<{}>({})", lanes, address), true};
+    }
+    if (auto* c = e->as<CastNode>(); c && c->value->dtype == DType::F32)
+      return VectorCode{fmt::format("ansor_rt::vround_bf16<{}>({})", lanes, broadcast(vector_value(c->value, v, lanes), DType::F32, lanes)), true};
+    return std::nullopt;
   }
 
   void emit_allocate(const AllocateNode& a) {

@@ -67,6 +67,7 @@ class FeatureExtractor {
       arithmetic_intensity(row, s);
       allocation(row, s);
       outer_scope(row, s);
+      tensor_intrinsic(row, s);
       if (options_.log_scale)
         for (int i = 0; i < kNumFeatures; ++i)
           if (feature_is_log_scaled(i)) row[i] = log2p(row[i]);
@@ -140,7 +141,7 @@ class FeatureExtractor {
     row[at(Feature::BoolOp)] = static_cast<float>(a.ops.bool_ops * a.outer_prod);
     row[at(Feature::SelectOp)] = static_cast<float>(a.ops.select_ops * a.outer_prod);
     const StoreNode& store = *program_.stores[s].store;
-    annotation(row, Feature::VecNum, s, store, [](ForKind k) { return k == ForKind::Vectorized || k == ForKind::VectorizeHint || k == ForKind::Tensorized; });
+    annotation(row, Feature::VecNum, s, store, [](ForKind k) { return k == ForKind::Vectorized || k == ForKind::VectorizeHint; });
     annotation(row, Feature::UnrollNum, s, store, [](ForKind k) { return k == ForKind::Unrolled; });
     annotation(row, Feature::ParallelNum, s, store, [](ForKind k) { return k == ForKind::Parallel; });
 
@@ -375,6 +376,36 @@ class FeatureExtractor {
     }
     row[at(Feature::WastedLanes)] = static_cast<float>(wasted_lanes(a));
     if (program_.stores[s].ragged_guard) row[at(Feature::GuardedIters)] = static_cast<float>(a.outer_prod);
+  }
+
+  // A store inside a tensorized nest: the calls (its iterations outside the nest), the bytes of
+  // the operands one call reads (each load's elements that the nest's loops move through), and
+  // the accumulator vectors of the register tile around the calls (the loops between the nest
+  // and the first loop outside it that the stored element does not depend on, a reduction's).
+  void tensor_intrinsic(FeatureRow& row, size_t s) const {
+    const StoreAnalysis& a = stores_[s];
+    const StoreNode& store = *program_.stores[s].store;
+    size_t nest = a.loops.size();
+    for (size_t l = 0; l < a.loops.size() && nest == a.loops.size(); ++l)
+      if (a.loops[l]->for_kind == ForKind::Tensorized) nest = l;
+    if (nest == a.loops.size()) return;
+    auto indexes_store = [&](const ForNode* f) {
+      return std::any_of(store.indices.begin(), store.indices.end(), [&](const Expr& i) { return uses_var(i, f->var.get()); });
+    };
+    double calls = 1, bytes = 0, accumulators = 1;
+    for (size_t l = 0; l < nest; ++l) calls *= static_cast<double>(a.loops[l]->extent);
+    for (const LoadNode* load : collect_loads(store.value)) {
+      if (load->tensor == store.buffer) continue;
+      double elements = 1;
+      for (size_t l = nest; l < a.loops.size(); ++l)
+        if (std::any_of(load->indices.begin(), load->indices.end(), [&](const Expr& i) { return uses_var(i, a.loops[l]->var.get()); }))
+          elements *= static_cast<double>(a.loops[l]->extent);
+      bytes += elements * dtype_bytes(load->dtype);
+    }
+    for (size_t l = nest; l-- > 0 && indexes_store(a.loops[l]);) accumulators *= static_cast<double>(a.loops[l]->extent);
+    row[at(Feature::TensorCalls)] = static_cast<float>(calls);
+    row[at(Feature::TensorCallBytes)] = static_cast<float>(bytes);
+    row[at(Feature::TensorAccumulators)] = static_cast<float>(accumulators);
   }
 
   // The lanes of the store's masked vector loop that are masked off, over the whole program:

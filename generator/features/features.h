@@ -30,11 +30,11 @@ enum class Feature : int {
   Count
 };
 
-inline constexpr int kNumFeatures = 168;
-static_assert(static_cast<int>(Feature::Count) == kNumFeatures, "feature.def lists the 168 features");
+inline constexpr int kNumFeatures = 171;
+static_assert(static_cast<int>(Feature::Count) == kNumFeatures, "feature.def lists the 171 features");
 // Names this definition of the features: a saved cost model was trained on rows of one
 // definition and is refused by another. Change it whenever a feature's meaning changes.
-inline constexpr std::string_view kFeatureSetName = "ansor-features-168-v1";
+inline constexpr std::string_view kFeatureSetName = "ansor-features-171-v1";
 // The buffers per store that have features (more are dropped, fewer leave zeros).
 inline constexpr int kMaxBufferSlots = 5;
 // Features per buffer slot.
@@ -44,7 +44,7 @@ inline constexpr int kArithIntensitySamples = 10;
 
 using FeatureRow = std::array<float, kNumFeatures>;
 
-enum class FeatureGroup : uint8_t { Computation, BufferAccess, ArithmeticIntensity, Allocation, OuterScope };
+enum class FeatureGroup : uint8_t { Computation, BufferAccess, ArithmeticIntensity, Allocation, OuterScope, TensorIntrinsic };
 
 // The name of feature `index` in feature.def ("float_mad", "B0.bytes", ...).
 std::string_view feature_name(int index);

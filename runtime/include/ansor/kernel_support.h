@@ -255,6 +255,53 @@ inline void vstore_masked(T* p, vec<T, N> v, int64_t n) {
   }
 }
 
+// ---- bf16 vectors ----------------------------------------------------------------------------
+// Values of bf16 tensors are computed in float, a vec<float, N>; they are stored as the upper
+// halves of the floats' bits, rounded to nearest-even as f32_to_bf16 rounds (NaNs stay quiet
+// NaNs), and loaded back exactly.
+
+template <int N>
+inline vec<float, N> vbf16_to_f32(vec<uint16_t, N> bits) {
+  const vec<uint32_t, N> wide = __builtin_convertvector(bits, vec<uint32_t, N>) << 16;
+  vec<float, N> v;
+  std::memcpy(&v, &wide, sizeof(v));
+  return v;
+}
+
+template <int N>
+inline vec<uint16_t, N> vf32_to_bf16(vec<float, N> x) {
+  vec<uint32_t, N> bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  const vec<uint32_t, N> rounded = (bits + (0x7fffu + ((bits >> 16) & 1u))) >> 16;
+  const vec<uint32_t, N> quiet_nan = (bits >> 16) | 0x40u;
+  return __builtin_convertvector((bits & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded, vec<uint16_t, N>);
+}
+
+template <int N>
+inline vec<float, N> vround_bf16(vec<float, N> x) {
+  return vbf16_to_f32<N>(vf32_to_bf16<N>(x));
+}
+
+template <int N>
+inline vec<float, N> vload_bf16(const uint16_t* p) {
+  return vbf16_to_f32<N>(vload<uint16_t, N>(p));
+}
+
+template <int N>
+inline vec<float, N> vload_bf16_masked(const uint16_t* p, int64_t n) {
+  return vbf16_to_f32<N>(vload_masked<uint16_t, N>(p, n));
+}
+
+template <int N>
+inline void vstore_bf16(uint16_t* p, vec<float, N> v) {
+  vstore<uint16_t, N>(p, vf32_to_bf16<N>(v));
+}
+
+template <int N>
+inline void vstore_bf16_masked(uint16_t* p, vec<float, N> v, int64_t n) {
+  vstore_masked<uint16_t, N>(p, vf32_to_bf16<N>(v), n);
+}
+
 // ---- Memory hints (a stage's prefetch_bytes and stream_stores pragmas) -----------------------
 
 // Asks for the cache line `bytes` past p ahead of its loads. A hint: it never faults, so the

@@ -121,6 +121,29 @@ TEST(MaskedVectorTest, LanesAssembledOneByOneAreLoadedOnlyWhereActive) {
   EXPECT_EQ(got, want);
 }
 
+// bf16 rows of 53 (3 vectors of 16 and 5 lanes): y = bf16(2 x) from f32, z = f32(y) + 1 back.
+State bf16_rows_by_16() {
+  auto dag = test::dag_of(test::parse("kernel b { X = input f32[4, 53]\n Y[i:4, j:53] = bf16(X[i, j] * 2.0)\n Z[i:4, j:53] = f32(Y[i, j]) + 1.0 }"), "b");
+  State s(dag);
+  for (int stage : {1, 2}) {
+    s.apply(std::make_shared<SplitStep>(stage, 1, std::vector<int64_t>{16}));
+    s.apply(std::make_shared<AnnotateStep>(stage, 2, IterAnnotation::Vectorize));
+  }
+  return s;
+}
+
+// bf16 values are float vectors: stores round whole vectors to halves, loads widen them back,
+// the last vector masked.
+TEST(MaskedVectorTest, Bf16VectorsAreStoredAndLoadedWhole) {
+  const std::string code = emitted(bf16_rows_by_16());
+  EXPECT_NE(code.find("ansor_rt::vstore_bf16<16>(&Y["), std::string::npos) << code;
+  EXPECT_NE(code.find("ansor_rt::vround_bf16<16>("), std::string::npos) << code;
+  EXPECT_NE(code.find("ansor_rt::vload_bf16<16>(&Y["), std::string::npos) << code;
+  EXPECT_TRUE(std::regex_search(code, std::regex(R"(ansor_rt::vstore_bf16_masked<8>\([^;]*, 5\);)"))) << code;
+  EXPECT_TRUE(std::regex_search(code, std::regex(R"(ansor_rt::vload_bf16_masked<8>\([^;]*, 5\))"))) << code;
+  EXPECT_EQ(code.find("ansor_rt::f32_to_bf16(ansor_lanes"), std::string::npos) << code;
+}
+
 TEST(MaskedVectorTest, CompiledKernelsWithMaskedTailsComputeTheReference) {
   const fs::path dir = test::test_temp_dir("ansor_masked_vector_test");
   fs::remove_all(dir);
@@ -138,6 +161,7 @@ TEST(MaskedVectorTest, CompiledKernelsWithMaskedTailsComputeTheReference) {
   std::vector<Record> records = measurer.measure({{"mm", vectors_of_16(dag)}, {"mm", register_tiles(dag)}});
   ASSERT_EQ(records.size(), 2u);
   records.push_back(measurer.measure({{"s", scaled_rows_by_16()}})[0]);
+  records.push_back(measurer.measure({{"b", bf16_rows_by_16()}})[0]);
   for (const Record& r : records) EXPECT_TRUE(r.ok()) << r.error_message;
   fs::remove_all(dir);
 }

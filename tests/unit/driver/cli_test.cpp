@@ -428,7 +428,7 @@ TEST_F(CliTest, FeaturesPrintEveryFeatureOfEachStoreByName) {
   std::string raw = out_.str();
   // Y[i] = X[i] + 1 for i < 3: one store, 3 integer additions in 1 loop; one line per feature.
   EXPECT_EQ(raw.rfind("store 0: Y\n", 0), 0u) << raw;
-  EXPECT_EQ(std::count(raw.begin(), raw.end(), '\n'), 1 + 168) << raw;
+  EXPECT_EQ(std::count(raw.begin(), raw.end(), '\n'), 1 + 171) << raw;
   EXPECT_NE(raw.find(fmt::format("  {:<44} 3\n", "int_addsub")), std::string::npos) << raw;
   EXPECT_NE(raw.find(fmt::format("  {:<44} 1\n", "num_loops")), std::string::npos) << raw;
   // Scaled: log2(1 + 3) = 2, log2(1 + 1) = 1.

@@ -594,7 +594,7 @@ TEST(FeaturesErrorTest, AStoreToAnUnknownBufferIsNamed) {
 TEST(FeatureTableTest, OneHundredSixtyEightUniqueNamesInPaperOrder) {
   std::set<std::string> names;
   for (int i = 0; i < kNumFeatures; ++i) names.insert(std::string(feature_name(i)));
-  EXPECT_EQ(names.size(), 168u);
+  EXPECT_EQ(names.size(), 171u);
   EXPECT_EQ(feature_name(0), "float_mad");
   EXPECT_EQ(feature_name(56), "vthread_len");
   EXPECT_EQ(feature_name(57), "B0.acc_type.read");
@@ -607,12 +607,15 @@ TEST(FeatureTableTest, OneHundredSixtyEightUniqueNamesInPaperOrder) {
   EXPECT_EQ(feature_name(165), "stream_stores");
   EXPECT_EQ(feature_name(166), "wasted_lanes");
   EXPECT_EQ(feature_name(167), "guarded_iters");
+  EXPECT_EQ(feature_name(168), "tensor_calls");
+  EXPECT_EQ(feature_name(170), "tensor_accumulators");
   EXPECT_EQ(feature_group(56), FeatureGroup::Computation);
   EXPECT_EQ(feature_group(57), FeatureGroup::BufferAccess);
   EXPECT_EQ(feature_group(147), FeatureGroup::ArithmeticIntensity);
   EXPECT_EQ(feature_group(160), FeatureGroup::Allocation);
   EXPECT_EQ(feature_group(161), FeatureGroup::OuterScope);
-  EXPECT_THROW(feature_name(168), std::out_of_range);
+  EXPECT_EQ(feature_group(168), FeatureGroup::TensorIntrinsic);
+  EXPECT_THROW(feature_name(171), std::out_of_range);
   EXPECT_THROW(feature_name(-1), std::out_of_range);
 }
 
@@ -660,6 +663,30 @@ TEST(FeaturesDeterminismTest, SampledProgramsHaveFewFiniteRows) {
       }
     }
   }
+}
+
+// A tensorized nest: its calls, the operand bytes of one call and the accumulators of the
+// register tile around the calls are features; stores outside a nest have none.
+TEST(FeaturesTensorTest, TensorizedNestCountsCallsOperandBytesAndAccumulators) {
+  const Program program = test::parse(R"(kernel dense_bf16 {
+  X = input bf16[6, 12]
+  W = const bf16[32, 12]
+  Y[i:6, j:32] = sum(k:12, f32(X[i, k]) * f32(W[j, k]))
+})");
+  State s(test::dag_of(program, "dense_bf16"));
+  const int y = s.find_stage("Y");
+  // Leaves i, j, k -> i, j.0, j.1, k.0, k.1 -> i, k.0, j.0, j.1 (tensorized), k.1.
+  s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{16}));
+  s.apply(std::make_shared<SplitStep>(y, 3, std::vector<int64_t>{2}));
+  s.apply(std::make_shared<ReorderStep>(y, std::vector<int>{0, 3, 1, 2, 4}));
+  s.apply(std::make_shared<AnnotateStep>(y, 3, IterAnnotation::Tensorize));
+  std::vector<StoreFeatures> rows = extract_features(lower_for_features(s), kRaw);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(f(rows[0], "tensor_calls"), 0);  // the initialisation
+  EXPECT_EQ(f(rows[1], "tensor_calls"), 6 * 6 * 2);
+  EXPECT_EQ(f(rows[1], "tensor_call_bytes"), 2 * 2 + 16 * 2 * 2);  // a pair of X, 16 pairs of W
+  EXPECT_EQ(f(rows[1], "tensor_accumulators"), 2);                 // j.0's two vectors inside k.0
+  EXPECT_EQ(f(rows[1], "vec_num"), 0);
 }
 
 }  // namespace
