@@ -98,10 +98,10 @@ int64_t vector_length(int64_t extent, int64_t max_lanes);
 
 inline constexpr int64_t kMinRaggedVectorTrips = 4;
 
-// How many of a stage's leading loops may be fused into its parallel loop: spatial, not
-// annotated, and none beyond a loop that other stages are computed at. Fusing past that loop
-// would move those stages inside the fused loop, computing a tile (a local accumulator, a
-// packed block) per element instead of per tile.
+// How many of a stage's leading loops may be fused into its parallel loop: spatial and not
+// annotated, and never all of them when other stages are computed inside the stage: fusing its
+// innermost loop too would compute those stages once per element, their tiles (a register tile
+// of accumulators, a tensorized tile) reduced to one element.
 int parallelizable_loops(const State& state, int stage);
 
 // Whether `split`, about to be applied to `state`, splits its stage's innermost data axis (the

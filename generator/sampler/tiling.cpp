@@ -208,13 +208,9 @@ int parallelizable_loops(const State& state, int stage) {
   const Stage& st = state.stage(stage);
   int count = 0;
   while (count < static_cast<int>(st.leaves.size()) && st.leaf(count).kind == IterKind::Spatial &&
-         st.leaf(count).annotation == IterAnnotation::None) {
-    const int iter = st.leaves[count++];
-    for (int other = 0; other < state.num_stages(); ++other) {
-      const Stage& o = state.stage(other);
-      if (o.location == ComputeLocation::At && o.attach_stage == stage && o.attach_iter == iter) return count;
-    }
-  }
+         st.leaf(count).annotation == IterAnnotation::None)
+    ++count;
+  if (count == static_cast<int>(st.leaves.size()) && count > 0 && state.has_attached(stage)) --count;
   return count;
 }
 
