@@ -147,9 +147,8 @@ void find_tensor_calls(LoweredKernel& k, const Target& target) {
   const std::vector<const TensorIntrinsic*> rows = tensor_intrinsics_for(target);
   for_each_stmt(k.body, [&](const Stmt& s) {
     auto* f = s->as<ForNode>();
-    std::string why;
     if (f && f->for_kind == ForKind::Tensorized)
-      if (std::optional<TensorCall> call = match_tensor_call(k, *f, rows, why)) k.tensor_calls[f] = *call;
+      if (std::optional<TensorCall> call = match_tensor_call(k, *f, rows)) k.tensor_calls[f] = *call;
   });
 }
 

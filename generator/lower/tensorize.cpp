@@ -1,8 +1,6 @@
 // Matching tensorized loop nests against tensor intrinsics.
 #include "lower/tensorize.h"
 
-#include <fmt/format.h>
-
 #include "ir/arith.h"
 
 namespace ansor {
@@ -91,24 +89,13 @@ TensorCall::Operand first_element(const std::string& buffer, const std::vector<E
 
 }  // namespace
 
-std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows,
-                                            std::string& why) {
-  if (rows.empty()) {
-    why = "the target offers no tensor intrinsic";
-    return std::nullopt;
-  }
-  std::optional<Nest> nest = perfect_nest(loop);
-  if (!nest) {
-    why = "the loops inside it are not a perfect nest around one store";
-    return std::nullopt;
-  }
+std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows) {
+  std::optional<Nest> nest = rows.empty() ? std::nullopt : perfect_nest(loop);
+  if (!nest) return std::nullopt;
   const StoreNode& st = *nest->store;
   const Buffer* out = kernel.find_buffer(st.buffer);
   auto* sum = st.value->as<BinaryNode>();
-  if (!out || !sum || sum->op != BinaryOp::Add) {
-    why = fmt::format("the store into '{}' is no accumulation", st.buffer);
-    return std::nullopt;
-  }
+  if (!out || !sum || sum->op != BinaryOp::Add) return std::nullopt;
   // out[o] = out[o] + product, in either order.
   auto is_self = [&](const Expr& e) {
     auto* l = e->as<LoadNode>();
@@ -119,15 +106,9 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
   };
   const Expr product = is_self(sum->a) ? sum->b : is_self(sum->b) ? sum->a : nullptr;
   auto* mul = product ? product->as<BinaryNode>() : nullptr;
-  if (!mul || mul->op != BinaryOp::Mul) {
-    why = fmt::format("the accumulation into '{}' is not of a product", st.buffer);
-    return std::nullopt;
-  }
+  if (!mul || mul->op != BinaryOp::Mul) return std::nullopt;
   std::optional<Factor> p = factor_of(mul->a, out->dtype, *nest), q = factor_of(mul->b, out->dtype, *nest);
-  if (!p || !q) {
-    why = "a factor of the product is not a converted load (under a padding's select)";
-    return std::nullopt;
-  }
+  if (!p || !q) return std::nullopt;
   for (const TensorIntrinsic* row : rows) {
     if (row->extents != nest->extents || row->out.dtype != out->dtype || !has_strides(*out, st.indices, *nest, row->out.strides)) continue;
     for (const auto& [l, r] : {std::pair{&*p, &*q}, std::pair{&*q, &*p}}) {
@@ -146,7 +127,6 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
       return call;
     }
   }
-  why = fmt::format("no tensor intrinsic of the target computes it (loop extents, element types or operand layouts differ)");
   return std::nullopt;
 }
 

@@ -6,16 +6,14 @@
 #pragma once
 
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "lower/lowered_kernel.h"
 
 namespace ansor {
 
-// The call of one of `rows` that the tensorized loop `loop` of `kernel` computes; nullopt with
-// the reason in `why` when none does.
-std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows,
-                                            std::string& why);
+// The call of one of `rows` that the tensorized loop `loop` of `kernel` computes; nullopt when
+// none does (the nest's shape, element types or operand layouts are no row's).
+std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows);
 
 }  // namespace ansor
