@@ -252,20 +252,8 @@ class CppEmitter final : public CEmitter {
     }
     auto* st = s->as<StoreNode>();
     const Buffer& b = buffer(st->buffer);
-    std::string type = compute_type(b.dtype);
-    std::string value = vector_value(st->value, v, lanes, true).code;
     Expr flat = flat_expr(b, st->indices);
     const std::string& name = buffer_names_[b.name];
-    if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1) {
-      // Streaming stores write whole vectors: a masked one is stored normally.
-      if (active_) {
-        line(fmt::format("ansor_rt::vstore_masked<{}, {}>(&{}[{}], {}, {});", type, lanes, name, lane_index(flat, v, 0), value, active_->text));
-      } else {
-        line(fmt::format("ansor_rt::{}<{}, {}>(&{}[{}], {});", streams_to(b) ? "vstore_stream" : "vstore", type, lanes, name,
-                         lane_index(flat, v, 0), value));
-      }
-      return;
-    }
     // bf16 values are float vectors, stored rounded as whole vectors of halves. Whole vectors
     // wider than kBf16StorePiece lanes are stored piece by piece, each piece computed from its
     // own lanes: a tile of accumulators that tensor intrinsics wrote 16 floats at a time is then
@@ -273,7 +261,8 @@ class CppEmitter final : public CEmitter {
     // load spanning several pieces keeps the whole tile in memory, and every call with it).
     if (b.dtype == DType::BF16 && linear_coefficient(flat, v) == 1) {
       if (active_) {
-        line(fmt::format("ansor_rt::vstore_bf16_masked<{}>(&{}[{}], {}, {});", lanes, name, lane_index(flat, v, 0), value, active_->text));
+        line(fmt::format("ansor_rt::vstore_bf16_masked<{}>(&{}[{}], {}, {});", lanes, name, lane_index(flat, v, 0),
+                         vector_value(st->value, v, lanes, true).code, active_->text));
         return;
       }
       const int piece = std::min(lanes, kBf16StorePiece);
@@ -284,6 +273,18 @@ class CppEmitter final : public CEmitter {
         const Expr piece_value = simplify(substitute(st->value, at_piece), ranges_);
         line(fmt::format("ansor_rt::vstore_bf16<{}>(&{}[{}], {});", piece, name, lane_index(flat, v, first),
                          vector_value(piece_value, lane.get(), piece, true).code));
+      }
+      return;
+    }
+    std::string type = compute_type(b.dtype);
+    std::string value = vector_value(st->value, v, lanes, true).code;
+    if (is_native_vector_type(b.dtype) && linear_coefficient(flat, v) == 1) {
+      // Streaming stores write whole vectors: a masked one is stored normally.
+      if (active_) {
+        line(fmt::format("ansor_rt::vstore_masked<{}, {}>(&{}[{}], {}, {});", type, lanes, name, lane_index(flat, v, 0), value, active_->text));
+      } else {
+        line(fmt::format("ansor_rt::{}<{}, {}>(&{}[{}], {});", streams_to(b) ? "vstore_stream" : "vstore", type, lanes, name,
+                         lane_index(flat, v, 0), value));
       }
       return;
     }

@@ -266,6 +266,11 @@ bool is_const_int(const Expr& e, int64_t value) {
   return c && *c == value;
 }
 
+bool is_const_zero(const Expr& e) {
+  auto* f = e->as<FloatImmNode>();
+  return is_const_int(e, 0) || (f && f->value == 0.0);
+}
+
 namespace {
 bool all_equal(const std::vector<Expr>& a, const std::vector<Expr>& b) {
   if (a.size() != b.size()) return false;

@@ -200,6 +200,8 @@ Expr reduce_combine(ReduceOp op, Expr acc, Expr value);
 // The value of an integer or bool literal, or null.
 const int64_t* as_const_int(const Expr& e);
 bool is_const_int(const Expr& e, int64_t value);
+// An integer, bool or float literal of value zero.
+bool is_const_zero(const Expr& e);
 // Deep equality; variables are equal when they are the same variable.
 bool structural_equal(const Expr& a, const Expr& b);
 size_t structural_hash(const Expr& e);

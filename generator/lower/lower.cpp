@@ -358,7 +358,7 @@ class Lowerer {
   // a conversion of one. Null for none.
   Expr equals_outside(const Expr& e, const Expr& value) const {
     if (auto* sel = e->as<SelectNode>()) return structural_equal(sel->false_value, value) ? sel->cond : nullptr;
-    const bool zero = is_zero(value);
+    const bool zero = is_const_zero(value);
     if (auto* c = e->as<CastNode>(); c && zero) return equals_outside(c->value, make_const(c->value->dtype, 0));
     if (auto* b = e->as<BinaryNode>(); b && b->op == BinaryOp::Mul && zero) {
       Expr x = equals_outside(b->a, value), y = equals_outside(b->b, value);
@@ -373,11 +373,6 @@ class Lowerer {
     VarMap at_load;
     for (size_t d = 0; d < producer.axes.size(); ++d) at_load.emplace_back(producer.axes[d].var.get(), l->indices[d]);
     return substitute(c, at_load);
-  }
-
-  static bool is_zero(const Expr& e) {
-    auto* f = e->as<FloatImmNode>();
-    return is_const_int(e, 0) || (f && f->value == 0.0);
   }
 
   // Guards that skip the updates of reduction stage s that would combine its identity: a sum

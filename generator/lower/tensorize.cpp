@@ -54,9 +54,7 @@ std::optional<Factor> factor_of(Expr e, DType acc, const Nest& nest) {
       converted = true;
       e = c->value;
     } else if (auto* s = e->as<SelectNode>()) {
-      const Expr zero = simplify(s->false_value);
-      const bool is_zero = is_const_int(zero, 0) || (zero->as<FloatImmNode>() && zero->as<FloatImmNode>()->value == 0.0);
-      if (!is_zero || uses_any(s->cond, nest.vars)) return std::nullopt;
+      if (!is_const_zero(simplify(s->false_value)) || uses_any(s->cond, nest.vars)) return std::nullopt;
       f.conditions.push_back(s->cond);
       e = s->true_value;
     } else if (auto* l = e->as<LoadNode>()) {
