@@ -46,8 +46,9 @@ TEST(Bf16Vectors, ConversionsMatchTheScalarOnesBitForBit) {
       const uint16_t expected = ansor_rt::f32_to_bf16(xs[i + l]);
       ASSERT_EQ(stored[l], expected) << "lane " << l << " of " << xs[i + l];
       const float back = ansor_rt::bf16_to_f32(expected);
-      ASSERT_TRUE(std::memcmp(&loaded[l], &back, sizeof back) == 0) << xs[i + l];
-      ASSERT_TRUE(std::memcmp(&rounded[l], &back, sizeof back) == 0) << xs[i + l];
+      const float loaded_lane = loaded[l], rounded_lane = rounded[l];
+      ASSERT_TRUE(std::memcmp(&loaded_lane, &back, sizeof back) == 0) << xs[i + l];
+      ASSERT_TRUE(std::memcmp(&rounded_lane, &back, sizeof back) == 0) << xs[i + l];
     }
   }
 }
