@@ -33,6 +33,8 @@
 include_guard(GLOBAL)
 
 set(ANSOR_KERNEL_COMPILER "" CACHE FILEPATH "C++ compiler for generated kernels (default: clang++)")
+set(ANSOR_TUNE_SHARD "" CACHE STRING
+    "I/N: the <lib>_tune targets tune shard I of N of the kernels (ansor-gen tune --shard); empty: the job engine's variables, if any")
 set(ANSOR_KERNEL_FLAGS "" CACHE STRING
     "Flags for generated kernels, replacing the target's defaults (empty: ansor-gen's, -O3 -march=native ... for a CPU)")
 
@@ -275,6 +277,9 @@ function(_ansor_add_variant lib vlib)
   if(NOT trials EQUAL 0)
     set(trials_args --trials "${trials}")
   endif()
+  if(ANSOR_TUNE_SHARD)
+    list(APPEND trials_args --shard "${ANSOR_TUNE_SHARD}")
+  endif()
   list(APPEND tune_commands COMMAND ${gen_command} tune "${def}" ${cache_args} ${session_args} ${trials_args})
   foreach(name parts stamps stamp_commands tune_commands)
     set(${name} "${${name}}" PARENT_SCOPE)
@@ -319,7 +324,9 @@ endfunction()
 
 # `cmake --build . --target <lib>_tune` tunes every kernel as an explicit step (before a
 # parallel build, say), the task scheduler sharing TRIALS per kernel (64 with TRIALS 0) among
-# them; for several targets, each target the host's CPU runs in turn.
+# them; for several targets, each target the host's CPU runs in turn. With
+# -DANSOR_TUNE_SHARD=I/N (or inside a Slurm array or an Indexed Job, whose variables ansor-gen
+# reads) it tunes one shard of the kernels, for `ansor-gen cache merge` to pool afterwards.
 function(_ansor_add_tune_target lib)
   if(NOT cache_args)
     return()

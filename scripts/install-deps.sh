@@ -14,6 +14,8 @@ packages=(
   python3-matplotlib
   # Debian's oneDNN CMake package looks for OpenCL; it is only a recommendation of libdnnl-dev.
   ocl-icd-opencl-dev
+  # examples/distributed/check-manifests.sh: shell scripts checked, validators in a venv.
+  shellcheck python3-venv
 )
 
 missing=()

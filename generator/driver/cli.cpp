@@ -24,7 +24,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   cli::Input input;
   const std::vector<cli::Subcommand> subcommands = {
       cli::add_check(app, input),     cli::add_list(app, input),      cli::add_emit(app, input),  cli::add_tune(app, input),
-      cli::add_sketch(app, input),    cli::add_configure(app, input), cli::add_lower(app, input), cli::add_features(app, input)};
+      cli::add_sketch(app, input),    cli::add_configure(app, input), cli::add_lower(app, input), cli::add_features(app, input),
+      cli::add_cache(app, input)};
 
   try {
     app.parse(argc, argv);
@@ -34,9 +35,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   }
 
   try {
-    Program program = load_program_file(input.def_path);
     for (const cli::Subcommand& subcommand : subcommands)
-      if (subcommand.app->parsed()) subcommand.run(program, out);
+      if (subcommand.app->parsed()) subcommand.run(out);
   } catch (const CompileError& e) {
     err << e.render() << "\n";
     return kExitBadInput;

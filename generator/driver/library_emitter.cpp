@@ -83,9 +83,6 @@ std::optional<std::pair<ReplayedRecord, LoweredKernel>> first_that_lowers(std::v
   return std::nullopt;
 }
 
-// How many of the best records `best` tries before the default schedule.
-constexpr size_t kBestRecordsTried = 4;
-
 ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options, TuningSession& session, const CodeGenerator& generator,
                                std::ostream& progress) {
   auto dag = std::make_shared<const ComputeDAG>(kernel.dag);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 
+#include "driver/shard_plan.h"
 #include "tune/kernel_scheduling.h"
 
 namespace ansor {
@@ -69,14 +70,7 @@ std::vector<ScheduledKernel> tune_scheduled(const Program& program, TuningSessio
   per_kernel.shared_budget = true;
   int earlier = 0;
   for (const Kernel& k : program.kernels) {
-    ScheduledKernel row{k.name, k.attrs.weight, k.dag.flop_count(), 0, 0, std::nullopt, std::nullopt, ""};
-    if (!program.networks.empty()) {
-      double counted = 0;
-      for (const Network& n : program.networks)
-        for (const NetworkMember& m : n.members)
-          if (m.kernel == k.name) counted += m.count;
-      if (counted > 0) row.weight = counted;
-    }
+    ScheduledKernel row{k.name, kernel_weight(program, k), k.dag.flop_count(), 0, 0, std::nullopt, std::nullopt, ""};
     TuningSession& session = sessions.for_kernel(k);
     if (!session.cannot_measure().empty()) {
       row.skipped = "not tuned: " + session.cannot_measure();

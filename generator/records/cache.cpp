@@ -13,6 +13,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "records/record_file.h"
 #include "support/file_lock.h"
 #include "support/file_name.h"
 
@@ -65,28 +66,9 @@ TuningCache::Loaded read_records(const std::string& path) {
   TuningCache::Loaded out;
   std::optional<LockedFile> file = LockedFile::open_existing(path, O_RDONLY, LockedFile::Mode::Shared);
   if (!file) return out;
-  std::string text;
-  char buf[1 << 16];
-  ssize_t n;
-  while ((n = ::read(file->fd(), buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) text.append(buf, static_cast<size_t>(n));
-  size_t line_no = 0;
-  for (size_t begin = 0; begin < text.size();) {
-    size_t end = text.find('\n', begin);
-    ++line_no;
-    if (end == std::string::npos) {
-      out.warnings.push_back(fmt::format("{}:{}: skipped: the line is incomplete (a writer was interrupted)", path, line_no));
-      break;
-    }
-    std::string_view line(text.data() + begin, end - begin);
-    begin = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    try {
-      out.records.push_back(record_from_line(line));
-    } catch (const RecordError& e) {
-      out.warnings.push_back(fmt::format("{}:{}: skipped: {}", path, line_no, e.what()));
-    }
-  }
+  RecordFileContents contents = parse_record_text(read_open_file(file->fd(), path), path);
+  for (RecordLine& line : contents.lines) out.records.push_back(std::move(line.record));
+  out.warnings = std::move(contents.warnings);
   return out;
 }
 

@@ -23,6 +23,10 @@
 
 namespace ansor {
 
+// How many of a kernel's best records a build tries, fastest first, before its default schedule
+// (the first that lowers is emitted): what a distilled cache keeps of each (record_pool.h).
+inline constexpr size_t kBestRecordsTried = 4;
+
 // What a task's records must match.
 struct RecordScope {
   std::shared_ptr<const ComputeDAG> dag;

@@ -1,6 +1,11 @@
 // Advisory whole-file locks (flock) held for the lifetime of an object: the record files'
 // appends and reads, and the per-target measurement lock. A lock that cannot be taken is an
 // error, never silently skipped: running unlocked would interleave records or measurements.
+//
+// A lock is always on the file the path names when it is granted: a file replaced (renamed over)
+// or removed while a caller waited for its lock is opened again. A holder of the exclusive lock
+// may therefore rewrite a file atomically by renaming a new one over it before unlocking
+// (records/record_pool.h), and no waiting writer appends to the replaced file.
 #pragma once
 
 #include <sys/types.h>
@@ -32,6 +37,8 @@ class LockedFile {
   explicit LockedFile(int fd) : fd_(fd) {}
   static int open_fd(const std::string& path, int open_flags, mode_t permissions);
   static void lock(int fd, const std::string& path, Mode mode);
+  // Whether `path` still names the file `fd` is open on.
+  static bool still_at_path(int fd, const std::string& path);
 
   int fd_;
 };

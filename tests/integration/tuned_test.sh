@@ -4,7 +4,8 @@
 # records appended to the cache); its programs then check the tuned kernels. A rebuild does
 # nothing; after `consumer_kernels_tune` adds records, a rebuild generates again exactly the
 # kernels whose records changed and compiles exactly those whose source changed. A clean rebuild
-# with the same cache replays the records: no kernel is measured again. TRIALS 0 with an empty
+# with the same cache replays the records: no kernel is measured again; the tune target with
+# ANSOR_TUNE_SHARD tunes one shard of the kernels. TRIALS 0 with an empty
 # cache builds correct default kernels and says in one line which kernels are untuned.
 source "$(dirname "$0")/common.sh"
 
@@ -78,6 +79,20 @@ if grep -q '^\[tune\]' "$WORK_DIR/build2.log"; then
 fi
 [[ $(cat "$cache"/*.jsonl | wc -l) -eq $lines ]] || fail "the rebuild added records"
 run_consumer "$build"
+
+step "ANSOR_TUNE_SHARD=1/2: the tune target tunes one shard of the kernels up to their 10 trials each"
+configure_consumer "$WORK_DIR/configure-shard.log" "$CONSUMER_SOURCE_DIR" "$build" -DANSOR_TUNE_SHARD=1/2
+build_consumer "$WORK_DIR/tune-shard.log" "$build" --target consumer_kernels_tune
+shard_line=$(grep -E "^\[shard\] 1/2 \(--shard\): [0-9]+ of $kernels kernels" "$WORK_DIR/tune-shard.log") ||
+  fail "the tune target did not tune shard 1/2 (see $WORK_DIR/tune-shard.log)"
+read -ra shard_kernels <<<"${shard_line##*: }"
+shard_kernels=("${shard_kernels[@]%,}")
+shard_records=0
+for k in "${shard_kernels[@]}"; do
+  shard_records=$((shard_records + $(trial_records "$cache"/*.jsonl | grep -c "\"kernel\":\"$k\"")))
+done
+[[ $shard_records -eq $((10 * ${#shard_kernels[@]})) ]] ||
+  fail "the shard's ${#shard_kernels[@]} kernels hold $shard_records trials, not their budget of $((10 * ${#shard_kernels[@]}))"
 
 step "TRIALS 0 and an empty cache: default schedules, and one line naming the untuned kernels"
 rm -rf "$build"

@@ -8,9 +8,9 @@ namespace ansor::cli {
 
 Subcommand add_check(CLI::App& app, Input& input) {
   CLI::App* cmd = add_def_subcommand(app, input, "check", "Parse and validate kernels.def");
-  return {cmd, [&input](const Program& program, std::ostream& out) {
+  return with_program(cmd, input, [&input](const Program& program, std::ostream& out) {
             fmt::print(out, "{}: {} kernel{} OK\n", input.def_path, program.kernels.size(), program.kernels.size() == 1 ? "" : "s");
-          }};
+          });
 }
 
 }  // namespace ansor::cli

@@ -29,10 +29,10 @@ Subcommand add_configure(CLI::App& app, Input& input) {
   cmd->add_option("--flags", c->flags_text, "the kernel flags (default: the target's, -O3 -march=native ... for a CPU)");
   cmd->add_option("--runtime-include", c->runtime_include,
                   "the runtime headers the build compiles kernels against (default: those measurement uses)");
-  return {cmd, [c](const Program& program, std::ostream&) {
+  return with_program(cmd, input, [c](const Program& program, std::ostream&) {
             check_lib_name(c->lib_name);
             configure_library(program, c->lib_name, c->out_dir, c->targets, c->compiler, split_flags(c->flags_text), c->runtime_include);
-          }};
+          });
 }
 
 }  // namespace ansor::cli

@@ -41,13 +41,13 @@ Subcommand add_emit(CLI::App& app, Input& input) {
   cmd->add_option("--tune-hint", o.tune_hint, "with --stamps-only: the command that tunes, named in the untuned-kernels line");
   cmd->add_flag("--stamps-only", o.stamps_only,
                 "write only DIR/stamps/LIB_KERNEL.stamp, the records --schedule best would try, where they changed (the build's trigger to re-emit)");
-  return {cmd, [c](const Program& program, std::ostream& out) {
+  return with_program(cmd, input, [c](const Program& program, std::ostream& out) {
             check_lib_name(c->options.lib_name);
             c->options.schedule = kScheduleNames.at(c->schedule);
             c->options.session.flags = split_flags(c->flags_text);
             EmitReport report = emit_library(program, c->options, out);
             for (auto& n : report.notes) fmt::print(out, "{}\n", n);
-          }};
+          });
 }
 
 }  // namespace ansor::cli

@@ -27,7 +27,7 @@ Subcommand add_features(CLI::App& app, Input& input) {
   add_printed_schedule_options(*cmd, c->schedule);
   cmd->add_option("--cache-line", c->options.cache_line_bytes, "cache line bytes")->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_flag("--raw", c->raw, "print the values before log2(1 + x) scaling");
-  return {cmd, [c, &input](const Program& program, std::ostream& out) {
+  return with_program(cmd, input, [c, &input](const Program& program, std::ostream& out) {
             const Kernel& k = find_kernel(program, c->schedule.kernel, input.def_path);
             State state = schedule_for_printing(std::make_shared<const ComputeDAG>(k.dag), c->schedule);
             c->options.log_scale = !c->raw;
@@ -37,7 +37,7 @@ Subcommand add_features(CLI::App& app, Input& input) {
               fmt::print(out, "store {}: {}\n", r, rows[r].buffer);
               for (int i = 0; i < kNumFeatures; ++i) fmt::print(out, "  {:<44} {}\n", feature_name(i), rows[r].values[i]);
             }
-          }};
+          });
 }
 
 }  // namespace ansor::cli

@@ -1,5 +1,5 @@
 // ansor-gen list: each kernel with its inputs, outputs, shapes, FLOPs and attributes, as text or
-// JSON.
+// JSON; or how tuning shards split the kernels.
 #include "driver/commands/subcommand.h"
 
 #include <fmt/format.h>
@@ -7,9 +7,12 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <numeric>
+#include <optional>
 #include <ostream>
 
 #include "codegen/kernel_signature.h"
+#include "driver/shard_plan.h"
 
 namespace ansor::cli {
 
@@ -50,13 +53,42 @@ void list_text(const Program& program, std::ostream& out) {
   }
 }
 
+// The split of `ansor-gen tune --shard I/N` (the same trials: each kernel's own, else 64, or
+// --trials), shard by shard.
+void list_shards(const Program& program, int count, std::optional<int> trials_each, std::ostream& out) {
+  std::vector<int> trials;
+  for (const Kernel& k : program.kernels) trials.push_back(trials_each.value_or(static_cast<int>(k.attrs.trials.value_or(64))));
+  const ShardPlan plan = plan_shards(program, trials, count);
+  const double total = std::accumulate(plan.cost.begin(), plan.cost.end(), 0.0);
+  fmt::print(out, "{} kernels in {} shards by expected cost (FLOPs x weight x trials); the largest shard is {:.3f}x the mean\n",
+             program.kernels.size(), count, plan.imbalance());
+  for (int s = 0; s < count; ++s) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < program.kernels.size(); ++i)
+      if (plan.shard_of[i] == s) names.push_back(program.kernels[i].name);
+    fmt::print(out, "shard {}/{}: {:5.1f}% of the cost, {} trials, {} kernel{}: {}\n", s, count,
+               total > 0 ? 100 * plan.shard_cost[static_cast<size_t>(s)] / total : 0.0, plan.shard_trials[static_cast<size_t>(s)], names.size(), names.size() == 1 ? "" : "s",
+               fmt::join(names, ", "));
+  }
+}
+
 }  // namespace
 
 Subcommand add_list(CLI::App& app, Input& input) {
   CLI::App* cmd = add_def_subcommand(app, input, "list", "List each kernel with its inputs, outputs, shapes and FLOPs");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "print JSON");
-  return {cmd, [json](const Program& program, std::ostream& out) { *json ? list_json(program, out) : list_text(program, out); }};
+  struct ListCommand {
+    bool json = false;
+    std::optional<int> shards, trials;
+  };
+  auto c = std::make_shared<ListCommand>();
+  cmd->add_flag("--json", c->json, "print JSON");
+  cmd->add_option("--shards", c->shards, "N: print how `ansor-gen tune --shard I/N` splits the kernels")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--trials", c->trials, "with --shards: trials per kernel (default: each kernel's trials attribute, else 64)")
+      ->check(CLI::NonNegativeNumber);
+  return with_program(cmd, input, [c](const Program& program, std::ostream& out) {
+    if (c->shards) return list_shards(program, *c->shards, c->trials, out);
+    c->json ? list_json(program, out) : list_text(program, out);
+  });
 }
 
 }  // namespace ansor::cli

@@ -13,11 +13,11 @@ Subcommand add_lower(CLI::App& app, Input& input) {
   CLI::App* cmd = add_def_subcommand(app, input, "lower", "Print a kernel's loop program under a schedule");
   auto c = std::make_shared<PrintedSchedule>();
   add_printed_schedule_options(*cmd, *c);
-  return {cmd, [c, &input](const Program& program, std::ostream& out) {
+  return with_program(cmd, input, [c, &input](const Program& program, std::ostream& out) {
             const Kernel& k = find_kernel(program, c->kernel, input.def_path);
             State state = schedule_for_printing(std::make_shared<const ComputeDAG>(k.dag), *c);
             out << describe_steps(state) << to_string(lower_state(state, k.name));
-          }};
+          });
 }
 
 }  // namespace ansor::cli

@@ -18,6 +18,10 @@ CLI::App* add_def_subcommand(CLI::App& app, Input& input, const std::string& nam
   return cmd;
 }
 
+Subcommand with_program(CLI::App* cmd, const Input& input, std::function<void(const Program& program, std::ostream& out)> action) {
+  return {cmd, [&input, action = std::move(action)](std::ostream& out) { action(load_program_file(input.def_path), out); }};
+}
+
 void add_session_options(CLI::App& cmd, SessionOptions& session, std::string& flags_text) {
   cmd.add_option("--cache", session.cache_dir, "directory of tuning records");
   cmd.add_option("--target", session.target, "host or a target string (cpu:ARCH:CPU:ISA:tTHREADS)")->capture_default_str();

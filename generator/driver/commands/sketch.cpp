@@ -26,7 +26,7 @@ Subcommand add_sketch(CLI::App& app, Input& input) {
   auto c = std::make_shared<SketchCommand>();
   cmd->add_option("--kernel", c->kernel, "the kernel")->required();
   cmd->add_option("--target", c->target, "host, cuda:sm_XX or a CPU target string")->capture_default_str();
-  return {cmd, [c, &input](const Program& program, std::ostream& out) {
+  return with_program(cmd, input, [c, &input](const Program& program, std::ostream& out) {
             const Kernel& k = find_kernel(program, c->kernel, input.def_path);
             Target target = c->target == "host" ? Target{} : parse_target(c->target);
             SamplerContext ctx = sampler_context_for(target);
@@ -36,7 +36,7 @@ Subcommand add_sketch(CLI::App& app, Input& input) {
               fmt::print(out, "\n== sketch {}: {}\n", i, fmt::join(sketches[i].derivation, ", "));
               out << describe_steps(sketches[i].state) << state_to_string(sketches[i].state);
             }
-          }};
+          });
 }
 
 }  // namespace ansor::cli

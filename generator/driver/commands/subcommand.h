@@ -28,11 +28,15 @@ struct Input {
   std::string def_path;
 };
 
-// A registered subcommand and its action on the loaded program.
+// A registered subcommand and its action.
 struct Subcommand {
   CLI::App* app = nullptr;
-  std::function<void(const Program& program, std::ostream& out)> run;
+  std::function<void(std::ostream& out)> run;
 };
+
+// A subcommand of add_def_subcommand whose action runs on the kernels.def file, loaded (and
+// checked: CompileError) once the command line is parsed.
+Subcommand with_program(CLI::App* cmd, const Input& input, std::function<void(const Program& program, std::ostream& out)> action);
 
 Subcommand add_check(CLI::App& app, Input& input);
 Subcommand add_list(CLI::App& app, Input& input);
@@ -42,6 +46,8 @@ Subcommand add_sketch(CLI::App& app, Input& input);
 Subcommand add_configure(CLI::App& app, Input& input);
 Subcommand add_lower(CLI::App& app, Input& input);
 Subcommand add_features(CLI::App& app, Input& input);
+// `cache merge|distill|stats|key`: one subcommand with one of its own.
+Subcommand add_cache(CLI::App& app, Input& input);
 
 // A subcommand of `app` that reads the kernels.def file (its DEF argument).
 CLI::App* add_def_subcommand(CLI::App& app, Input& input, const std::string& name, const std::string& description);

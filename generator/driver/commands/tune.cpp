@@ -1,5 +1,6 @@
-// ansor-gen tune: measures schedules and appends their records to the cache, the kernels
-// sharing one budget through the task scheduler, or the named kernels one after the other.
+// ansor-gen tune: measures schedules and appends their records to the cache, the kernels (of
+// one shard, driver/shard_plan.h) sharing one budget through the task scheduler, or the named
+// kernels one after the other.
 #include "driver/commands/subcommand.h"
 
 #include <fmt/format.h>
@@ -7,9 +8,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <numeric>
 #include <optional>
 
 #include "driver/scheduled_tuning.h"
+#include "driver/shard_plan.h"
 #include "tune/search_policy.h"
 
 namespace ansor::cli {
@@ -24,6 +28,7 @@ struct TuneCommand {
   bool trials_given = false;
   std::optional<int> total_trials;
   std::string strategy = "gradient", objective = "f1";
+  std::optional<std::string> shard_text;
 };
 
 // Accepts the names of the search policy registry.
@@ -37,18 +42,53 @@ CLI::Validator known_policy() {
     "POLICY");
 }
 
-// Without --kernel: the task scheduler shares one budget among all kernels.
-void tune_all(const Program& program, const TuneCommand& c, TuningSessions& sessions, std::ostream& out) {
+// Each kernel's trials: --trials, else its `trials` attribute, else 64; with --total-trials,
+// that budget in proportion to them.
+std::vector<int> kernel_budgets(const Program& program, const TuneCommand& c) {
+  std::vector<int> trials;
+  for (const Kernel& k : program.kernels) trials.push_back(c.trials_given ? c.tune.trials : static_cast<int>(k.attrs.trials.value_or(64)));
+  return c.total_trials ? apportion_trials(trials, *c.total_trials) : trials;
+}
+
+// Without --kernel: the task scheduler shares one budget among the kernels (of the shard).
+void tune_all(const Program& program, int total_trials, const TuneCommand& c, TuningSessions& sessions, std::ostream& out) {
   ScheduledTuningOptions scheduled;
   scheduled.tune = c.tune;
   scheduled.scheduler.strategy = c.strategy == "gradient" ? SchedulingStrategy::Gradient : SchedulingStrategy::RoundRobin;
   scheduled.scheduler.objective = parse_scheduler_objective(c.objective);
-  if (c.total_trials) {
-    scheduled.total_trials = *c.total_trials;
-  } else {
-    for (const Kernel& k : program.kernels) scheduled.total_trials += c.trials_given ? c.tune.trials : static_cast<int>(k.attrs.trials.value_or(64));
-  }
+  scheduled.total_trials = total_trials;
   print_scheduled_summary(tune_scheduled(program, sessions, scheduled, out), out);
+}
+
+// One shard of the file: its kernels under their part of the budget.
+void tune_shard(const Program& program, const ShardSpec& shard, const TuneCommand& c, TuningSessions& sessions, std::ostream& out) {
+  const std::vector<int> trials = kernel_budgets(program, c);
+  const ShardPlan plan = plan_shards(program, trials, shard.count);
+  const Program part = shard_program(program, plan, shard.index);
+  std::vector<std::string> names;
+  for (const Kernel& k : part.kernels) names.push_back(k.name);
+  const double total_cost = std::accumulate(plan.cost.begin(), plan.cost.end(), 0.0);
+  const size_t index = static_cast<size_t>(shard.index);
+  fmt::print(out, "[shard] {}/{} ({}): {} of {} kernels, {} of {} trials, {:.1f}% of the expected cost (largest shard {:.2f}x the mean){}{}\n",
+             shard.index, shard.count, shard.source, part.kernels.size(), program.kernels.size(), plan.shard_trials[index],
+             std::accumulate(trials.begin(), trials.end(), 0), total_cost > 0 ? 100 * plan.shard_cost[index] / total_cost : 0.0,
+             plan.imbalance(), names.empty() ? "" : ": ", fmt::join(names, ", "));
+  if (part.kernels.empty()) {
+    fmt::print(out, "[shard] nothing to tune: the file has fewer kernels than shards\n");
+    return;
+  }
+  tune_all(part, plan.shard_trials[index], c, sessions, out);
+}
+
+// The shard of the run: --shard, else the job engine's environment variables, else none.
+std::optional<ShardSpec> run_shard(const TuneCommand& c) {
+  try {
+    if (c.shard_text) return parse_shard(*c.shard_text);
+    if (!c.kernels.empty()) return std::nullopt;  // the named kernels, whatever the job engine's split
+    return shard_from_environment([](const char* name) { return std::getenv(name); });
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 // With --kernel: each named kernel for its trials, one after the other.
@@ -79,6 +119,10 @@ Subcommand add_tune(CLI::App& app, Input& input) {
                                 "schedules per kernel (without --kernel: on average; default: each kernel's trials attribute, else 64)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--total-trials", c->total_trials, "without --kernel: the budget of all kernels together")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--shard", c->shard_text,
+                  "I/N: tune shard I (from 0) of N, a deterministic part of the kernels balanced by expected cost; without it, "
+                  "ANSOR_SHARD=I/N, a Kubernetes Indexed Job's JOB_COMPLETION_INDEX with ANSOR_SHARD_COUNT=N, or a Slurm array's "
+                  "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT choose it when set");
   cmd->add_option("--scheduler", c->strategy, "without --kernel: gradient | round-robin")
       ->check(CLI::IsMember({"gradient", "round-robin"}))
       ->capture_default_str();
@@ -106,13 +150,22 @@ Subcommand add_tune(CLI::App& app, Input& input) {
                   "FACTOR: a candidate whose first timed call is FACTOR times slower than the best so far is not timed further (0: never)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  return {cmd, [c, &input](const Program& program, std::ostream& out) {
+  return with_program(cmd, input, [c, &input](const Program& program, std::ostream& out) {
             c->session.flags = split_flags(c->flags_text);
             for (const std::string& name : c->kernels) find_kernel(program, name, input.def_path);
             if (c->total_trials && !c->kernels.empty()) throw UsageError("--total-trials is for a run without --kernel");
+            if (c->shard_text && !c->kernels.empty()) throw UsageError("--shard is for a run without --kernel");
+            std::optional<ShardSpec> shard = run_shard(*c);
             TuningSessions sessions(c->session);
-            c->kernels.empty() ? tune_all(program, *c, sessions, out) : tune_each(program, *c, sessions, out);
-          }};
+            if (!c->kernels.empty()) {
+              tune_each(program, *c, sessions, out);
+            } else if (shard) {
+              tune_shard(program, *shard, *c, sessions, out);
+            } else {
+              const std::vector<int> trials = kernel_budgets(program, *c);
+              tune_all(program, c->total_trials.value_or(std::accumulate(trials.begin(), trials.end(), 0)), *c, sessions, out);
+            }
+          });
 }
 
 }  // namespace ansor::cli

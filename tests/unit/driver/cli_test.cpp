@@ -206,6 +206,68 @@ TEST_F(CliTest, TuneChecksKernelNamesBeforeTuningAny) {
   EXPECT_TRUE(!fs::exists(cache) || fs::is_empty(cache));
 }
 
+TEST_F(CliTest, TuneTakesItsShardFromTheOptionOrTheJobEngineAndSaysWhich) {
+  const std::string def = write("four.def", std::string(test::kTwoKernelsDef) +
+                                                "kernel big {\n  A = input f32[64, 64]\n  B = const f32[64, 64]\n  C = matmul(A, B)\n}\n"
+                                                "kernel twice {\n  X = input f32[8]\n  Y[i:8] = X[i] * 2.0\n}\n");
+  const std::string cache = (dir_ / "cache").string();
+  // A GPU target: this machine cannot measure it, so the runs split and stop without measuring.
+  const std::vector<std::string> tune = {"tune", def, "--cache", cache, "--target", "cuda:sm_90", "--total-trials", "40"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = tune;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  ASSERT_EQ(run(with({"--shard", "0/2"})), 0) << err_.str();
+  EXPECT_NE(out_.str().find("[shard] 0/2 (--shard): 1 of 4 kernels, 10 of 40 trials"), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("): big\n"), std::string::npos) << "the costliest kernel has a shard of its own: " << out_.str();
+
+  ::setenv("SLURM_ARRAY_TASK_ID", "4", 1);
+  ::setenv("SLURM_ARRAY_TASK_MIN", "3", 1);
+  ::setenv("SLURM_ARRAY_TASK_COUNT", "2", 1);
+  const int from_slurm = run(tune);
+  const std::string slurm_out = out_.str();
+  // With --kernel the engine's shard does not apply: the named kernel is tuned (and cannot be, here).
+  EXPECT_EQ(run({"tune", def, "--cache", cache, "--target", "cuda:sm_90", "--kernel", "big"}), 1);
+  EXPECT_EQ(out_.str().find("[shard]"), std::string::npos) << out_.str();
+  EXPECT_EQ(err_.str().find("shard"), std::string::npos) << err_.str();
+  ::unsetenv("SLURM_ARRAY_TASK_ID");
+  ::unsetenv("SLURM_ARRAY_TASK_MIN");
+  ::unsetenv("SLURM_ARRAY_TASK_COUNT");
+  ASSERT_EQ(from_slurm, 0);
+  EXPECT_NE(slurm_out.find("[shard] 1/2 (SLURM_ARRAY_TASK_ID=4, SLURM_ARRAY_TASK_MIN=3, SLURM_ARRAY_TASK_COUNT=2): 3 of 4 kernels, 30 of 40 trials"),
+            std::string::npos)
+      << slurm_out;
+
+  ::setenv("JOB_COMPLETION_INDEX", "1", 1);
+  EXPECT_EQ(run(tune), 2);
+  ::unsetenv("JOB_COMPLETION_INDEX");
+  EXPECT_NE(err_.str().find("JOB_COMPLETION_INDEX=1 (a Kubernetes Indexed Job) needs the shard count in ANSOR_SHARD_COUNT"), std::string::npos)
+      << err_.str();
+  EXPECT_EQ(run(with({"--shard", "2/2"})), 2);
+  EXPECT_NE(err_.str().find("--shard: shard index 2 is not in 0..1"), std::string::npos) << err_.str();
+  EXPECT_EQ(run({"tune", def, "--cache", cache, "--target", "cuda:sm_90", "--shard", "0/2", "--kernel", "big"}), 2);
+  EXPECT_NE(err_.str().find("--shard is for a run without --kernel"), std::string::npos) << err_.str();
+  EXPECT_TRUE(!fs::exists(cache) || fs::is_empty(cache));
+}
+
+TEST_F(CliTest, CacheKeyIsStableAndChangesWithTheWorkloadsAndTheTarget) {
+  const std::string def = write("k.def", test::kTwoKernelsDef);
+  const std::string target = "cpu:x86_64:testcpu:avx2:t2";
+  ASSERT_EQ(run({"cache", "key", def, "--target", target}), 0) << err_.str();
+  const std::string key = out_.str();
+  EXPECT_EQ(key.rfind("ansor-cpu-x86_64-testcpu-avx2-t2-", 0), 0u) << key;
+  ASSERT_EQ(run({"cache", "key", def, "--target", target}), 0);
+  EXPECT_EQ(out_.str(), key);
+  ASSERT_EQ(run({"cache", "key", def, "--target", "cpu:x86_64:testcpu:avx2:t4"}), 0);
+  EXPECT_NE(out_.str(), key);
+  const std::string changed = write("changed.def", std::string(test::kTwoKernelsDef) + "kernel more {\n  X = input f32[8]\n  Y[i:8] = X[i] * 2.0\n}\n");
+  ASSERT_EQ(run({"cache", "key", changed, "--target", target}), 0);
+  EXPECT_NE(out_.str(), key);
+  EXPECT_EQ(run({"cache", "merge", (dir_ / "out").string(), (dir_ / "missing").string()}), 1);
+  EXPECT_NE(err_.str().find("is neither a cache directory nor a record file"), std::string::npos) << err_.str();
+}
+
 TEST_F(CliTest, AKernelsOwnGpuTargetInACpuLibraryIsRefusedBeforeAnythingIsWritten) {
   std::string def =
       write("k.def", std::string(test::kTwoKernelsDef) + "kernel g (target = \"cuda:sm_80\") {\n  X = input f32[4]\n  Y[i:4] = X[i] * 2.0\n}\n");
