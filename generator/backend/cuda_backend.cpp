@@ -9,6 +9,8 @@
 #include "backend/cmake_text.h"
 #include "codegen/cpp_generator.h"
 #include "codegen/cuda_generator.h"
+#include "lower/gpu_launch.h"
+#include "lower/lower.h"
 #include "measure/cuda_device.h"
 
 namespace ansor {
@@ -27,6 +29,21 @@ bool CudaBackend::names(const std::string& target) const {
   } catch (const std::invalid_argument&) {
     return false;
   }
+}
+
+SamplerContext CudaBackend::sampler_context(const Target& target) const {
+  SamplerContext ctx = SamplerContext::for_gpu(target);
+  ctx.launch_problem = [target](const State& state) -> std::string {
+    LowerOptions options;
+    options.target = target;
+    try {
+      check_gpu_limits(lower_state(state, "candidate", options), target.gpu);
+      return "";
+    } catch (const std::invalid_argument& e) {  // InvalidState: what lowering or the launch check refuses
+      return e.what();
+    }
+  };
+  return ctx;
 }
 
 const CodeGenerator& CudaBackend::code_generator() const {

@@ -24,7 +24,9 @@ class CudaBackend final : public Backend {
   // nvcc takes seconds per candidate: every core of the host compiles.
   int build_parallelism(const Target& target) const override;
   std::unique_ptr<Measurer> make_measurer(KernelCompiler compiler, const Target& target, MeasureOptions options) const override;
-  SamplerContext sampler_context(const Target& target) const override { return SamplerContext::for_gpu(target); }
+  // The GPU's limits, and the launch check of the lowered program (lower/gpu_launch.h) that
+  // every candidate of the sampler passes.
+  SamplerContext sampler_context(const Target& target) const override;
   std::string header_includes() const override { return "#include <cuda_runtime_api.h>\n"; }
   std::string header_interface_comment() const override;
   std::string entry_point_companions(const std::vector<ParamDecl>& params, const std::string& symbol) const override;

@@ -2,6 +2,7 @@
 #include "sampler/annotation.h"
 
 #include <algorithm>
+#include <string>
 
 #include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
@@ -218,10 +219,12 @@ State random_program(const std::shared_ptr<const ComputeDAG>& dag, const Sampler
   Annotator annotator(ctx);
   std::mt19937_64 rng(seed);
   const std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::for_context(ctx));
-  State program = sample_program(sketches, annotator, rng);
-  // Drawn again while over the GPU's limits (the last draw when none fits).
-  for (int attempt = 0; attempt < 100 && !within_gpu_limits(program, ctx); ++attempt) program = sample_program(sketches, annotator, rng);
-  return program;
+  constexpr int kDraws = 1000;
+  for (int draw = 0; draw < kDraws; ++draw) {
+    State program = sample_program(sketches, annotator, rng);
+    if (within_gpu_limits(program, ctx)) return program;
+  }
+  throw InvalidState("none of " + std::to_string(kDraws) + " programs sampled from the sketches is within the GPU's limits");
 }
 
 }  // namespace ansor

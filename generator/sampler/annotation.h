@@ -52,7 +52,9 @@ State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, 
 
 // A random program of a seed (`--schedule random`): on CPUs a random valid schedule of every
 // transform step (schedule/random_schedule.h, the lowering's fuzzer); on GPUs, whose loops must
-// be bound to blocks and threads, a program sampled from the target's sketches.
+// be bound to blocks and threads, a program sampled from the target's sketches, drawn again
+// until one is within the GPU's limits (within_gpu_limits: with the context's launch check, one
+// that lowers and launches). Throws InvalidState when none of 1000 draws is.
 State random_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed);
 
 }  // namespace ansor

@@ -51,7 +51,7 @@ bool within_gpu_limits(const State& s, const SamplerContext& ctx) {
     if (dims[0] * dims[1] * dims[2] > ctx.gpu_limits.max_threads_per_block) return false;
   for (const auto& [root, bytes] : block_shared)
     if (bytes > ctx.gpu_limits.max_shared_bytes_per_block) return false;
-  return true;
+  return !ctx.launch_problem || ctx.launch_problem(s).empty();
 }
 
 namespace {

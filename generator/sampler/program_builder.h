@@ -25,7 +25,9 @@ int64_t threads_around(const State& s, int stage, int depth);
 // Whether every thread block of the program has at most the limit's threads and shared memory,
 // every local buffer of a thread at most half of its registers, every virtual-thread loop at
 // most ctx.max_vthreads iterations, and every reduction across threads a thread count that can
-// combine values (GpuLimits::reduces_across). Bounds must be inferred.
+// combine values (GpuLimits::reduces_across), estimated on the State; and then, when the
+// context has one, that its launch_problem check of the lowered program finds none. Bounds must
+// be inferred.
 bool within_gpu_limits(const State& s, const SamplerContext& ctx);
 
 class ProgramBuilder {

@@ -2,12 +2,16 @@
 // width and the limits tile sizes must respect.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ir/dtype.h"
 #include "target/target.h"
 
 namespace ansor {
+
+class State;
 
 // A tensor intrinsic of the target as the sketch rules see it (the backend fills them in from
 // its table, lower/tensor_intrinsic.h): it sums products of `lhs` and `rhs` elements converted
@@ -33,6 +37,11 @@ struct SamplerContext {
   // GPU: the limits of a block, and how many virtual threads a tile may have
   GpuLimits gpu_limits;
   int max_vthreads = 8;
+  // GPU: why a program could not be launched once lowered (threads, shared memory after
+  // padding, registers of local buffers, barriers only some threads reach), or empty when it
+  // can: the backend's check of the lowered program, which the sampler cannot lower itself.
+  // within_gpu_limits asks it after its own estimate, so no candidate it refuses is proposed.
+  std::function<std::string(const State&)> launch_problem;
   // CPU: the tensor intrinsics that tiles of matching reductions are computed by.
   std::vector<TensorizeOption> tensor_intrinsics;
 
