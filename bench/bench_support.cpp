@@ -20,6 +20,7 @@
 #include "codegen/cpp_generator.h"
 #include "dag/output_tolerance.h"
 #include "measure/builder.h"
+#include "measure/cpu_variant.h"
 #include "measure/host_target.h"
 #include "records/record_filter.h"
 
@@ -45,8 +46,31 @@ std::string temp_path(const std::string& tag) {
   return (std::filesystem::temp_directory_path() / fmt::format("ansor-bench-{}-{}", tag, ::getpid())).string();
 }
 
+namespace {
+
+// The compiler and target bench kernels are built for (build_kernels_for_cpu).
+struct KernelBuild {
+  KernelCompiler compiler;
+  Target target;
+};
+KernelBuild& kernel_build() {
+  static KernelBuild build = [] {
+    KernelCompiler compiler = make_kernel_compiler();
+    return KernelBuild{compiler, detect_host(compiler)};
+  }();
+  return build;
+}
+
+}  // namespace
+
+void build_kernels_for_cpu(const std::string& cpu) {
+  KernelCompiler compiler = make_kernel_compiler("", flags_for_cpu(default_kernel_flags(), cpu));
+  Target target = resolve_target(cpu, compiler);
+  kernel_build() = {std::move(compiler), std::move(target)};
+}
+
 std::unique_ptr<Measurer> host_measurer(const std::string& work_dir) {
-  KernelCompiler compiler = make_kernel_compiler();
+  const KernelCompiler& compiler = kernel_build().compiler;
   MeasureOptions options;
   // As `ansor-gen tune` measures: a schedule that lowers to a program measured before gets a
   // copy of that measurement, which is no trial.
@@ -54,7 +78,7 @@ std::unique_ptr<Measurer> host_measurer(const std::string& work_dir) {
   options.worker_path = ANSOR_BENCH_WORKER;
   options.build.runtime_include = default_runtime_include();
   options.build.work_dir = work_dir;
-  Target target = detect_host(compiler);
+  const Target& target = kernel_build().target;
   return backend_for(target.kind).make_measurer(compiler, target, options);
 }
 
@@ -86,10 +110,9 @@ LoadedKernel::LoadedKernel(const std::string& kernel_name, const State& state, c
   options.runtime_include = default_runtime_include();
   options.timeout_seconds = 600;
   const CppGenerator cpp;
-  // CPU kernels for the host: its target, whose tensor features decide which intrinsics the
-  // tuned schedules' tensorized loops call.
-  const KernelCompiler compiler = make_kernel_compiler();
-  Builder builder(compiler, detect_host(compiler), cpp, options);
+  // CPU kernels for the host (or the named CPU): its target, whose tensor features decide which
+  // intrinsics the tuned schedules' tensorized loops call.
+  Builder builder(kernel_build().compiler, kernel_build().target, cpp, options);
   BuildResult built = builder.build({Candidate{kernel_name, state, PlantedFault::None}})[0];
   if (built.error != MeasureError::None) throw std::runtime_error("the kernel did not build: " + built.message);
   handle_ = ::dlopen(built.library.c_str(), RTLD_NOW | RTLD_LOCAL);

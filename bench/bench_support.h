@@ -61,6 +61,11 @@ std::string temp_path(const std::string& tag);
 // building in work_dir.
 std::unique_ptr<Measurer> host_measurer(const std::string& work_dir);
 
+// Bench kernels are built for the host (-march=native) unless a benchmark names a CPU to build
+// them for (x86-64-v3, alderlake: -march=<cpu>, its target's tensor features), before any is
+// built: host_measurer and LoadedKernel then use that compiler and target.
+void build_kernels_for_cpu(const std::string& cpu);
+
 // The kernels.def text parsed; the kernel named `name`.
 Kernel load_kernel(const std::string& text, const std::string& name);
 

@@ -2,7 +2,11 @@
 // against vendor libraries in one process, by one protocol, on the runtime's threads.
 //
 //   bench_suite [--trials N | --time-only] [--kernels a,b,...] [--def FILE] [--cache DIR]
-//               [--out DIR] [--policy P] [--seed S]
+//               [--out DIR] [--policy P] [--seed S] [--target CPU]
+//
+// Our kernels are built for the host (-march=native), or with --target for a named CPU
+// (alderlake: AVX2 with AVX-VNNI); the libraries are then to be held to that CPU's instructions
+// too (ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE), which the protocol's notes say.
 //
 // Each kernel is tuned until the cache (default: bench-results/cache) holds N of its measured
 // schedules (default 1000): records of earlier runs count, so a larger budget continues a smaller
@@ -228,6 +232,7 @@ int main(int argc, char** argv) try {
     else if (flag == "--out") out_dir = value;
     else if (flag == "--policy") tune.policy = value;
     else if (flag == "--seed") tune.seed = std::stoull(value);
+    else if (flag == "--target") bench::build_kernels_for_cpu(value);
     else throw std::invalid_argument(fmt::format("unknown flag '{}'", flag));
   }
   std::vector<std::string> policies = search_policy_names();

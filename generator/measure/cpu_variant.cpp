@@ -9,7 +9,8 @@ namespace ansor {
 namespace {
 
 // Predefined macro -> __builtin_cpu_supports name, for the features both clang (14 and later)
-// and gcc can test at run time.
+// and gcc can test at run time; and AVX-VNNI, which clang 14 cannot, and which the library
+// dispatcher tests through CPUID itself (driver/library_dispatch.cpp).
 constexpr std::pair<const char*, const char*> kFeatureMacros[] = {
     {"__SSE4_2__", "sse4.2"},           {"__POPCNT__", "popcnt"},           {"__AVX__", "avx"},
     {"__AVX2__", "avx2"},               {"__FMA__", "fma"},                 {"__BMI__", "bmi"},
@@ -18,6 +19,7 @@ constexpr std::pair<const char*, const char*> kFeatureMacros[] = {
     {"__AVX512VBMI__", "avx512vbmi"},   {"__AVX512VBMI2__", "avx512vbmi2"}, {"__AVX512VNNI__", "avx512vnni"},
     {"__AVX512BITALG__", "avx512bitalg"}, {"__AVX512VPOPCNTDQ__", "avx512vpopcntdq"}, {"__AVX512IFMA__", "avx512ifma"},
     {"__AVX512BF16__", "avx512bf16"},   {"__GFNI__", "gfni"},               {"__VPCLMULQDQ__", "vpclmulqdq"},
+    {"__AVXVNNI__", "avxvnni"},
 };
 
 }  // namespace

@@ -16,6 +16,10 @@ namespace ansor {
 
 namespace {
 
+// Whether a target of the vector ISA names the tensor feature it has (target.h: AVX-VNNI only
+// on AVX2 targets).
+bool names_feature(const std::string& isa, const std::string& feature) { return feature != "avxvnni" || isa == "avx2"; }
+
 int default_threads() {
   if (const char* env = std::getenv("ANSOR_NUM_THREADS")) {
     int n = std::atoi(env);
@@ -43,7 +47,7 @@ void query_native(const KernelCompiler& c, Target& t) {
     };
     t.isa = has("avx512f") ? "avx512" : has("avx2") ? "avx2" : has("sse4.2") ? "sse4" : has("neon") ? "neon" : "generic";
     for (const std::string& f : tensor_feature_names())
-      if (has(f.c_str())) t.tensor_features.push_back(f);
+      if (has(f.c_str()) && names_feature(t.isa, f)) t.tensor_features.push_back(f);
     return;
   }
   std::string gcc = run_command_output(shell_quote(c.path) + flags + " -Q --help=target 2>/dev/null");
@@ -52,7 +56,7 @@ void query_native(const KernelCompiler& c, Target& t) {
     auto has = [&](const char* option) { return std::regex_search(gcc, std::regex(fmt::format("-m{}\\s+\\[enabled\\]", option))); };
     t.isa = has("avx512f") ? "avx512" : has("avx2") ? "avx2" : has("sse4.2") ? "sse4" : "generic";
     for (const std::string& f : tensor_feature_names())
-      if (has(f.c_str())) t.tensor_features.push_back(f);
+      if (has(f.c_str()) && names_feature(t.isa, f)) t.tensor_features.push_back(f);
     return;
   }
   t.cpu = "unknown";

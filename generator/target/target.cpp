@@ -73,7 +73,7 @@ std::vector<std::string> known_gpu_archs() {
 }
 
 const std::vector<std::string>& tensor_feature_names() {
-  static const std::vector<std::string> names = {"amx-bf16", "amx-int8", "amx-tile", "avx512bf16", "avx512vnni"};
+  static const std::vector<std::string> names = {"amx-bf16", "amx-int8", "amx-tile", "avx512bf16", "avx512vnni", "avxvnni"};
   return names;
 }
 

@@ -48,7 +48,8 @@ std::vector<std::string> known_gpu_archs();
 
 // The CPU features that tensor intrinsics rely on, as compilers name them (-mavx512bf16 defines
 // __AVX512BF16__): a target names those it has, so that records using them replay only where
-// they run.
+// they run. AVX-VNNI (`avxvnni`, VPDPBUSD on ymm registers) is named by AVX2 targets alone:
+// where AVX-512 is, its zmm form (avx512vnni) serves instead (measure/host_target.cpp).
 const std::vector<std::string>& tensor_feature_names();
 
 struct Target {

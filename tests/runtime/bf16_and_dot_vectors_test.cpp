@@ -112,4 +112,31 @@ TEST(DotProductWrappers, ByteQuadsAreSummedExactlyIntoEachLane) {
 #endif
 }
 
+TEST(DotProductWrappers, ByteQuadsAreSummedExactlyIntoEachOfEightLanes) {
+#if defined(__AVXVNNI__)
+  std::mt19937 rng(5);
+  uint8_t u[32];
+  int8_t s[32];
+  for (uint8_t& x : u) x = static_cast<uint8_t>(rng());
+  for (int8_t& x : s) x = static_cast<int8_t>(rng());
+  u[1] = 255;
+  s[1] = -128;
+  int32_t out[8], expected[8];
+  for (int n = 0; n < 8; ++n) {
+    out[n] = expected[n] = (n % 2 ? 1 : -1) * (1 << 30);
+    for (int q = 0; q < 4; ++q) expected[n] = static_cast<int32_t>(static_cast<uint32_t>(expected[n]) + static_cast<uint32_t>(u[q] * s[4 * n + q]));
+  }
+  ansor_rt::dot_u8s8x4_i32x8(u, s, out);
+  for (int n = 0; n < 8; ++n) EXPECT_EQ(out[n], expected[n]) << n;
+  for (int n = 0; n < 8; ++n) {
+    out[n] = expected[n] = n;
+    for (int q = 0; q < 4; ++q) expected[n] += s[q] * u[4 * n + q];
+  }
+  ansor_rt::dot_s8u8x4_i32x8(s, u, out);
+  for (int n = 0; n < 8; ++n) EXPECT_EQ(out[n], expected[n]) << n;
+#else
+  GTEST_SKIP() << "compiled without AVX-VNNI";
+#endif
+}
+
 }  // namespace

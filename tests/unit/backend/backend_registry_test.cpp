@@ -35,7 +35,7 @@ TEST(BackendRegistryTest, EachBackendOwnsTheGeneratorOfItsLanguage) {
 TEST(BackendRegistryTest, IntrinsicTablesAreFoundByTargetAndOfferedToTheSampler) {
   EXPECT_TRUE(backend_for(Target::Kind::Cuda).intrinsics().empty());
   EXPECT_EQ(backend_named("cuda:sm_80").intrinsics().data(), backend_for(Target::Kind::Cuda).intrinsics().data());
-  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 3u);
+  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 5u);
   EXPECT_TRUE(sampler_context_for(parse_target("cpu:x86_64:rocketlake:avx512:t2")).tensor_intrinsics.empty());
   const SamplerContext ctx = sampler_context_for(parse_target("cpu:x86_64:znver4:avx512+avx512vnni:t2"));
   ASSERT_EQ(ctx.tensor_intrinsics.size(), 2u);
@@ -44,6 +44,9 @@ TEST(BackendRegistryTest, IntrinsicTablesAreFoundByTargetAndOfferedToTheSampler)
     EXPECT_EQ(o.lanes, 16);
     EXPECT_EQ(o.depth, 4);
   }
+  const SamplerContext avx2 = sampler_context_for(parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2"));
+  ASSERT_EQ(avx2.tensor_intrinsics.size(), 2u);
+  EXPECT_EQ(avx2.tensor_intrinsics[0].lanes, 8) << "AVX-VNNI's ymm lanes";
 }
 
 TEST(BackendRegistryTest, SamplerSeesGpuLimitsOnlyOnAGpu) {

@@ -40,5 +40,16 @@ TEST(LibraryDispatchTest, EveryFunctionForwardsToEveryVariantMostDemandingFirst)
   EXPECT_NE(src.find("#include \"lib__x86_64_v2.h\""), std::string::npos);
 }
 
+TEST(LibraryDispatchTest, AvxVnniIsTestedThroughCpuid) {
+  Program p = test::parse(test::kTwoKernelsDef);
+  const std::string plain = library_dispatcher(p, "lib", {{"x86-64-v3", "lib__x86_64_v3", {"avx2", "fma"}}});
+  EXPECT_EQ(plain.find("cpuid"), std::string::npos) << "only a library that needs it includes <cpuid.h>";
+  const std::string src = library_dispatcher(p, "lib", {{"alderlake", "lib__alderlake", {"avx2", "fma", "avxvnni"}}, {"x86-64-v3", "lib__x86_64_v3", {"avx2", "fma"}}});
+  EXPECT_NE(src.find("#include <cpuid.h>"), std::string::npos);
+  EXPECT_NE(src.find("__get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1u)"), std::string::npos) << src;
+  EXPECT_NE(src.find("__builtin_cpu_supports(\"fma\") &&\n                                    cpu_has_avxvnni()"), std::string::npos) << src;
+  EXPECT_EQ(src.find("__builtin_cpu_supports(\"avxvnni\")"), std::string::npos) << "clang 14 refuses that name";
+}
+
 }  // namespace
 }  // namespace ansor

@@ -136,7 +136,7 @@ void expect_row_meaning(const TensorIntrinsic& row) {
 }
 
 TEST(TensorizeTest, EveryRowComputesWhatItsStridesSay) {
-  ASSERT_EQ(cpu_tensor_intrinsics().size(), 3u);
+  ASSERT_EQ(cpu_tensor_intrinsics().size(), 5u);
   for (const TensorIntrinsic& row : cpu_tensor_intrinsics()) {
     if (row.lhs.dtype == DType::BF16) {
       expect_row_meaning<uint16_t, uint16_t, float>(row);
@@ -153,8 +153,10 @@ TEST(TensorizeTest, RowsAreOfferedOnlyToTargetsWithTheirFeatures) {
   EXPECT_EQ(tensor_intrinsics_for(with_dot_products()).size(), 3u);
   EXPECT_TRUE(tensor_intrinsics_for(without_them()).empty());
   EXPECT_EQ(tensor_intrinsics_for(parse_target("cpu:x86_64:znver4:avx512+avx512vnni:t2")).size(), 2u);
-  // The rows use 512-bit vectors: an AVX2 target does not get them.
+  // The AVX-512 rows use 512-bit vectors: an AVX2 target does not get them, but AVX-VNNI's.
   EXPECT_TRUE(tensor_intrinsics_for(parse_target("cpu:x86_64:alderlake:avx2+avx512bf16+avx512vnni:t2")).empty());
+  EXPECT_EQ(tensor_intrinsics_for(parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2")).size(), 2u);
+  EXPECT_TRUE(tensor_intrinsics_for(parse_target("cpu:x86_64:znver4:avx512+avxvnni:t2")).empty());
   EXPECT_TRUE(tensor_intrinsics_for(parse_target("cuda:sm_80")).empty());
 }
 
@@ -181,6 +183,16 @@ TEST(TensorizeTest, IntegerQuadsAreSummedExactly) {
   ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
   EXPECT_EQ(k.tensor_calls.begin()->second.intrinsic->name, "avx512vnni_dot4x16_u8s8");
   expect_naive_result("matmul_u8s8", k);
+}
+
+TEST(TensorizeTest, AvxVnniComputesEightLanesOnAvx2Targets) {
+  const Target avx2_vnni = parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2");
+  const LoweredKernel k = lower_for(tensorized("matmul_u8s8", "C", 0, 8, 4, "B"), avx2_vnni);
+  ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
+  EXPECT_EQ(k.tensor_calls.begin()->second.intrinsic->name, "avxvnni_dot4x8_u8s8");
+  expect_naive_result("matmul_u8s8", k);
+  // Sixteen lanes are two ymm calls' worth: no row computes them at once.
+  EXPECT_TRUE(lower_for(tensorized("matmul_u8s8", "C", 0, 16, 4, "B"), avx2_vnni).tensor_calls.empty());
 }
 
 TEST(TensorizeTest, ANestOfAnotherShapeIsNoCall) {

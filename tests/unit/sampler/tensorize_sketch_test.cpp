@@ -139,5 +139,26 @@ TEST(TensorizeSketchTest, AnnotatedAndMutatedProgramsCallTheIntrinsicAndComputeT
   }
 }
 
+TEST(TensorizeSketchTest, AvxVnniTargetsComputeIntegerProductsEightLanesAtATime) {
+  const Target avx2 = parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2");
+  SamplerContext ctx = SamplerContext::for_cpu(avx2);
+  ctx.tensor_intrinsics = {{DType::U8, DType::I8, DType::I32, 8, 4}, {DType::I8, DType::U8, DType::I32, 8, 4}};
+  Annotator annotator(ctx);
+  LowerOptions options;
+  options.target = avx2;
+  for (const char* kernel : {"matmul_u8s8", "matmul_s8u8"}) {
+    const LoweredKernel naive = lower_state(State(dag_named(kernel)), "naive");
+    const std::vector<Sketch> sketches = generate_sketches(dag_named(kernel), ctx, SketchRules::cpu());
+    std::mt19937_64 rng(5);
+    for (int draw = 0; draw < 12; ++draw) {
+      const State program = sample_program(sketches, annotator, rng);
+      const LoweredKernel k = lower_state(program, "k", options);
+      ASSERT_FALSE(k.tensor_calls.empty()) << kernel << "\n" << describe_steps(program) << to_string(k);
+      EXPECT_EQ(k.tensor_calls.begin()->second.intrinsic->name.rfind("avxvnni_dot4x8_", 0), 0u) << kernel;
+      EXPECT_TRUE(test::computes_like(naive, k)) << kernel << "\n" << describe_steps(program);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ansor

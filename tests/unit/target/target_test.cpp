@@ -32,6 +32,7 @@ TEST(TargetTest, TensorFeaturesArePartOfTheName) {
   EXPECT_FALSE(t.has_tensor_feature("amx-int8"));
   EXPECT_EQ(t.to_string(), "cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2");
   EXPECT_FALSE(t.compatible_with(parse_target("cpu:x86_64:znver4:avx512:t2")));
+  EXPECT_EQ(parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2").tensor_features, std::vector<std::string>{"avxvnni"});
 }
 
 TEST(TargetTest, RecordsWithoutATensorFeatureReplayWhereItIsButNotTheReverse) {
