@@ -71,6 +71,12 @@ double kernel_weight(const Program& program, const Kernel& kernel) {
   return counted > 0 ? counted : kernel.attrs.weight;
 }
 
+std::vector<int> kernel_trials(const Program& program, std::optional<int> each) {
+  std::vector<int> trials;
+  for (const Kernel& k : program.kernels) trials.push_back(each.value_or(static_cast<int>(k.attrs.trials.value_or(64))));
+  return trials;
+}
+
 std::vector<int> apportion_trials(const std::vector<int>& per_kernel, int total) {
   std::vector<int> parts(per_kernel.size(), 0);
   if (per_kernel.empty() || total <= 0) return parts;

@@ -35,6 +35,10 @@ std::optional<ShardSpec> shard_from_environment(const std::function<const char*(
 // A kernel's weight for the file's networks: the sum of its counts in them, else its `weight`.
 double kernel_weight(const Program& program, const Kernel& kernel);
 
+// Each kernel's trials (the file's order): `each` when given, else its `trials` attribute, else
+// 64, as `ansor-gen tune` gives them.
+std::vector<int> kernel_trials(const Program& program, std::optional<int> each);
+
 // Each kernel's part of a budget of `total` trials (the file's order): in proportion to
 // `per_kernel` (each kernel's own trials), the remainders going to the largest fractions
 // (earlier kernels first on ties), so that the parts add up to `total`; evenly when no kernel

@@ -7,8 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -18,20 +16,6 @@
 #include "support/file_name.h"
 
 namespace ansor {
-
-namespace {
-
-void write_all(int fd, const std::string& data, const std::string& path) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(fmt::format("cannot append to '{}': {}", path, std::strerror(errno)));
-    done += static_cast<size_t>(n);
-  }
-}
-
-}  // namespace
 
 std::string TuningCache::file_for(const std::string& target) const {
   return (std::filesystem::path(dir_) / (file_name_stem(target) + ".jsonl")).string();
@@ -49,7 +33,7 @@ void TuningCache::append(const Record& record) const {
     char last = '\n';
     if (::pread(file.fd(), &last, 1, st.st_size - 1) == 1 && last != '\n') data = "\n" + data;
   }
-  write_all(file.fd(), data, path);
+  write_all(file.fd(), data, path, "append to");
   if (auto it = index_->targets.find(record.target); it != index_->targets.end()) {
     it->second.by_workload.emplace(record.workload_key, it->second.loaded.records.size());
     it->second.loaded.records.push_back(record);
@@ -64,11 +48,10 @@ namespace {
 
 TuningCache::Loaded read_records(const std::string& path) {
   TuningCache::Loaded out;
-  std::optional<LockedFile> file = LockedFile::open_existing(path, O_RDONLY, LockedFile::Mode::Shared);
-  if (!file) return out;
-  RecordFileContents contents = parse_record_text(read_open_file(file->fd(), path), path);
-  for (RecordLine& line : contents.lines) out.records.push_back(std::move(line.record));
-  out.warnings = std::move(contents.warnings);
+  std::optional<RecordFileContents> contents = read_record_file(path);
+  if (!contents) return out;
+  for (RecordLine& line : contents->lines) out.records.push_back(std::move(line.record));
+  out.warnings = std::move(contents->warnings);
   return out;
 }
 

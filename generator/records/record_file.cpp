@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "support/file_lock.h"
+
 namespace ansor {
 
 RecordFileContents parse_record_text(std::string_view text, const std::string& path) {
@@ -48,6 +50,21 @@ std::string read_open_file(int fd, const std::string& path) {
   }
 }
 
+std::optional<RecordFileContents> read_record_file(const std::string& path) {
+  std::optional<LockedFile> file = LockedFile::open_existing(path, O_RDONLY, LockedFile::Mode::Shared);
+  if (!file) return std::nullopt;
+  return parse_record_text(read_open_file(file->fd(), path), path);
+}
+
+void write_all(int fd, const std::string& data, const std::string& path, const std::string& what) {
+  for (size_t done = 0; done < data.size();) {
+    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(fmt::format("cannot {} '{}': {}", what, path, std::strerror(errno)));
+    done += static_cast<size_t>(n);
+  }
+}
+
 void replace_record_file(const std::string& path, const std::vector<std::string>& lines) {
   const std::string temp = fmt::format("{}.{}.tmp", path, ::getpid());
   auto fail = [&](const std::string& what) {
@@ -59,14 +76,12 @@ void replace_record_file(const std::string& path, const std::vector<std::string>
   if (fd < 0) fail("write beside");
   std::string data;
   for (const std::string& line : lines) data += line + "\n";
-  for (size_t done = 0; done < data.size();) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      fail("write beside");
-    }
-    done += static_cast<size_t>(n);
+  try {
+    write_all(fd, data, temp, "write");
+  } catch (const std::runtime_error&) {
+    ::close(fd);
+    std::remove(temp.c_str());
+    throw;
   }
   if (::fsync(fd) != 0) {
     ::close(fd);

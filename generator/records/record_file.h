@@ -3,6 +3,7 @@
 // so that a line is readable to one exactly when it is to the other.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,14 @@ RecordFileContents parse_record_text(std::string_view text, const std::string& p
 
 // The whole content of an open file, from its start. Throws std::runtime_error naming `path`.
 std::string read_open_file(int fd, const std::string& path);
+
+// The records of the file at `path`, read under its shared lock; nullopt when it does not exist.
+// Throws std::runtime_error when it exists but cannot be opened or read.
+std::optional<RecordFileContents> read_record_file(const std::string& path);
+
+// Writes all of `data` to `fd` (retrying interrupted and partial writes). Throws
+// std::runtime_error naming `path` and `what` was being done.
+void write_all(int fd, const std::string& data, const std::string& path, const std::string& what);
 
 // Replaces the file at `path` by one holding `lines` (each followed by a newline), atomically:
 // written beside it, flushed to disk, then renamed over it. The caller holds the exclusive lock

@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A file's records, read under its shared lock; nullopt when it no longer exists.
-std::optional<RecordFileContents> read_locked(const std::string& path) {
-  std::optional<LockedFile> file = LockedFile::open_existing(path, O_RDONLY, LockedFile::Mode::Shared);
-  if (!file) return std::nullopt;
-  return parse_record_text(read_open_file(file->fd(), path), path);
-}
-
 size_t bytes_of(const std::vector<std::string>& lines) {
   size_t n = 0;
   for (const std::string& line : lines) n += line.size() + 1;
@@ -64,7 +57,7 @@ MergeReport merge_records(const std::string& out_dir, const std::vector<std::str
   };
   std::map<std::string, Incoming> incoming;
   for (const std::string& file : record_files_of(inputs)) {
-    std::optional<RecordFileContents> contents = read_locked(file);
+    std::optional<RecordFileContents> contents = read_record_file(file);
     if (!contents) throw std::runtime_error(fmt::format("'{}' was removed while it was read", file));
     report.skipped.insert(report.skipped.end(), contents->warnings.begin(), contents->warnings.end());
     for (const RecordLine& line : contents->lines) {
@@ -187,7 +180,7 @@ std::vector<TargetStats> cache_stats(const std::vector<std::string>& inputs) {
   std::map<std::string, TargetStats> targets;
   std::map<std::pair<std::string, std::string>, Workload> workloads;  // by target and workload key
   for (const std::string& path : record_files_of(inputs)) {
-    std::optional<RecordFileContents> contents = read_locked(path);
+    std::optional<RecordFileContents> contents = read_record_file(path);
     if (!contents) continue;
     std::set<std::string> in_file;
     for (const RecordLine& line : contents->lines) {

@@ -84,29 +84,36 @@ TEST(DotProductWrappers, Bf16PairsAreSummedIntoEachLane) {
 #endif
 }
 
-TEST(DotProductWrappers, ByteQuadsAreSummedExactlyIntoEachLane) {
-#if defined(__AVX512F__) && defined(__AVX512VNNI__)
-  std::mt19937 rng(4);
-  uint8_t u[64];
-  int8_t s[64];
+// The u8 × s8 wrapper and the s8 × u8 one of `Lanes` lanes against plain i32 sums, starting
+// from accumulators near the limits: the sums wrap as i32 sums do.
+template <int Lanes>
+void expect_byte_quads_summed_exactly(void (*u8s8)(const uint8_t*, const int8_t*, int32_t*),
+                                      void (*s8u8)(const int8_t*, const uint8_t*, int32_t*), unsigned seed) {
+  std::mt19937 rng(seed);
+  uint8_t u[4 * Lanes];
+  int8_t s[4 * Lanes];
   for (uint8_t& x : u) x = static_cast<uint8_t>(rng());
   for (int8_t& x : s) x = static_cast<int8_t>(rng());
   u[0] = 255;
   s[0] = -128;
-  int32_t out[16], expected[16];
-  // u8 broadcast quad times s8 lanes, then s8 broadcast quad times u8 lanes.
-  for (int n = 0; n < 16; ++n) {
-    out[n] = expected[n] = (n % 2 ? 1 : -1) * (1 << 30);  // near the limits: the sums wrap as i32 sums do
+  int32_t out[Lanes], expected[Lanes];
+  for (int n = 0; n < Lanes; ++n) {
+    out[n] = expected[n] = (n % 2 ? 1 : -1) * (1 << 30);
     for (int q = 0; q < 4; ++q) expected[n] = static_cast<int32_t>(static_cast<uint32_t>(expected[n]) + static_cast<uint32_t>(u[q] * s[4 * n + q]));
   }
-  ansor_rt::dot_u8s8x4_i32x16(u, s, out);
-  for (int n = 0; n < 16; ++n) EXPECT_EQ(out[n], expected[n]) << n;
-  for (int n = 0; n < 16; ++n) {
+  u8s8(u, s, out);
+  for (int n = 0; n < Lanes; ++n) EXPECT_EQ(out[n], expected[n]) << n;
+  for (int n = 0; n < Lanes; ++n) {
     out[n] = expected[n] = n;
     for (int q = 0; q < 4; ++q) expected[n] += s[q] * u[4 * n + q];
   }
-  ansor_rt::dot_s8u8x4_i32x16(s, u, out);
-  for (int n = 0; n < 16; ++n) EXPECT_EQ(out[n], expected[n]) << n;
+  s8u8(s, u, out);
+  for (int n = 0; n < Lanes; ++n) EXPECT_EQ(out[n], expected[n]) << n;
+}
+
+TEST(DotProductWrappers, ByteQuadsAreSummedExactlyIntoEachLane) {
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+  expect_byte_quads_summed_exactly<16>(ansor_rt::dot_u8s8x4_i32x16, ansor_rt::dot_s8u8x4_i32x16, 4);
 #else
   GTEST_SKIP() << "compiled without AVX512-VNNI";
 #endif
@@ -114,26 +121,7 @@ TEST(DotProductWrappers, ByteQuadsAreSummedExactlyIntoEachLane) {
 
 TEST(DotProductWrappers, ByteQuadsAreSummedExactlyIntoEachOfEightLanes) {
 #if defined(__AVXVNNI__)
-  std::mt19937 rng(5);
-  uint8_t u[32];
-  int8_t s[32];
-  for (uint8_t& x : u) x = static_cast<uint8_t>(rng());
-  for (int8_t& x : s) x = static_cast<int8_t>(rng());
-  u[1] = 255;
-  s[1] = -128;
-  int32_t out[8], expected[8];
-  for (int n = 0; n < 8; ++n) {
-    out[n] = expected[n] = (n % 2 ? 1 : -1) * (1 << 30);
-    for (int q = 0; q < 4; ++q) expected[n] = static_cast<int32_t>(static_cast<uint32_t>(expected[n]) + static_cast<uint32_t>(u[q] * s[4 * n + q]));
-  }
-  ansor_rt::dot_u8s8x4_i32x8(u, s, out);
-  for (int n = 0; n < 8; ++n) EXPECT_EQ(out[n], expected[n]) << n;
-  for (int n = 0; n < 8; ++n) {
-    out[n] = expected[n] = n;
-    for (int q = 0; q < 4; ++q) expected[n] += s[q] * u[4 * n + q];
-  }
-  ansor_rt::dot_s8u8x4_i32x8(s, u, out);
-  for (int n = 0; n < 8; ++n) EXPECT_EQ(out[n], expected[n]) << n;
+  expect_byte_quads_summed_exactly<8>(ansor_rt::dot_u8s8x4_i32x8, ansor_rt::dot_s8u8x4_i32x8, 5);
 #else
   GTEST_SKIP() << "compiled without AVX-VNNI";
 #endif

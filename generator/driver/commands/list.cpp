@@ -56,9 +56,7 @@ void list_text(const Program& program, std::ostream& out) {
 // The split of `ansor-gen tune --shard I/N` (the same trials: each kernel's own, else 64, or
 // --trials), shard by shard.
 void list_shards(const Program& program, int count, std::optional<int> trials_each, std::ostream& out) {
-  std::vector<int> trials;
-  for (const Kernel& k : program.kernels) trials.push_back(trials_each.value_or(static_cast<int>(k.attrs.trials.value_or(64))));
-  const ShardPlan plan = plan_shards(program, trials, count);
+  const ShardPlan plan = plan_shards(program, kernel_trials(program, trials_each), count);
   const double total = std::accumulate(plan.cost.begin(), plan.cost.end(), 0.0);
   fmt::print(out, "{} kernels in {} shards by expected cost (FLOPs x weight x trials); the largest shard is {:.3f}x the mean\n",
              program.kernels.size(), count, plan.imbalance());

@@ -45,8 +45,7 @@ CLI::Validator known_policy() {
 // Each kernel's trials: --trials, else its `trials` attribute, else 64; with --total-trials,
 // that budget in proportion to them.
 std::vector<int> kernel_budgets(const Program& program, const TuneCommand& c) {
-  std::vector<int> trials;
-  for (const Kernel& k : program.kernels) trials.push_back(c.trials_given ? c.tune.trials : static_cast<int>(k.attrs.trials.value_or(64)));
+  std::vector<int> trials = kernel_trials(program, c.trials_given ? std::optional<int>(c.tune.trials) : std::nullopt);
   return c.total_trials ? apportion_trials(trials, *c.total_trials) : trials;
 }
 

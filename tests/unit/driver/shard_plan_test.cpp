@@ -109,8 +109,8 @@ TEST(ShardPlan, NetworkCountsWeightTheCost) {
 TEST(ShardPlan, ResNet50SplitsWithin15PercentOfTheMeanOver4And8Shards) {
   Program program = load_program_file(std::string(ANSOR_SOURCE_DIR) + "/bench/resnet50.def");
   ASSERT_EQ(program.kernels.size(), 24u);
-  std::vector<int> trials;
-  for (const Kernel& k : program.kernels) trials.push_back(static_cast<int>(k.attrs.trials.value_or(64)));
+  const std::vector<int> trials = kernel_trials(program, std::nullopt);
+  EXPECT_EQ(trials, std::vector<int>(24, 64));
   for (int count : {4, 8}) EXPECT_LE(plan_shards(program, trials, count).imbalance(), 1.15) << count << " shards";
 }
 
