@@ -26,9 +26,11 @@
 # the target's backend, AnsorKernels<Backend>.cmake; this module tests no kind.
 #
 # A named CPU (x86-64-v3, skylake-avx512, ...) builds and tunes with -march=<cpu> instead of
-# -march=native. With TARGETS, each kernel is generated and compiled once per target, and the
-# library picks at run time the variant the CPU runs that needs the most features
-# (ANSOR_KERNEL_TARGET=<target> forces one; <lib>_target() says which runs).
+# -march=native; a CPU target string (cpu:x86_64:x86-64-v3:avx2:t2) with -march=native where it is
+# this machine's own target, else with -march of its CPU where that gives the ISA it names, else it
+# is a configure error (README, "TARGET cpu:..."). With TARGETS, each kernel is generated and
+# compiled once per target, and the library picks at run time the variant the CPU runs that needs
+# the most features (ANSOR_KERNEL_TARGET=<target> forces one; <lib>_target() says which runs).
 
 include_guard(GLOBAL)
 

@@ -49,7 +49,8 @@ class Backend {
   virtual IntrinsicTable intrinsics() const = 0;
 
   // The flags that compile the request's kernels: the user's, else the backend's defaults, made
-  // to build for the named target.
+  // to build for the named target. Throws std::invalid_argument for a target that no such flags
+  // build for (a CPU target string whose ISA they do not give).
   virtual std::vector<std::string> kernel_flags(const KernelBuildRequest& request) const = 0;
   // The compiler that builds (and measures) the request's kernels, with kernel_flags().
   virtual KernelCompiler kernel_compiler(const KernelBuildRequest& request) const = 0;

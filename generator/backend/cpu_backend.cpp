@@ -22,6 +22,15 @@ std::vector<std::string> object_command(const CodeGenerator& generator, const st
   return generator.compile_command(compiler, flags, runtime_include, "<SOURCE>", "<OUTPUT>", CompileOutput::Object);
 }
 
+// Whether the CLI's target is a full target string (cpu:ARCH:CPU:ISA:tN) rather than host or a
+// CPU name; names() has parsed it.
+bool is_target_string(const std::string& target) { return target.rfind("cpu:", 0) == 0; }
+
+// The user's flags, else the defaults (-march=native): what a target's own flags start from.
+std::vector<std::string> requested_flags(const KernelBuildRequest& request) {
+  return request.flags.empty() ? default_kernel_flags() : request.flags;
+}
+
 }  // namespace
 
 bool CpuBackend::names(const std::string& target) const {
@@ -50,8 +59,12 @@ SamplerContext CpuBackend::sampler_context(const Target& target) const {
 }
 
 std::vector<std::string> CpuBackend::kernel_flags(const KernelBuildRequest& request) const {
-  // A named CPU level builds with its own -march, never the host's (measure/cpu_variant.h).
-  return flags_for_cpu(request.flags.empty() ? default_kernel_flags() : request.flags, request.target);
+  // A target string builds for what it names or is refused, so that its records say what their
+  // code needs (measure/host_target.h); a named CPU level builds with its own -march, never the
+  // host's (measure/cpu_variant.h).
+  if (is_target_string(request.target))
+    return flags_for_target_string(request.target, make_kernel_compiler(request.compiler, requested_flags(request)));
+  return flags_for_cpu(requested_flags(request), request.target);
 }
 
 KernelCompiler CpuBackend::kernel_compiler(const KernelBuildRequest& request) const {
@@ -63,8 +76,9 @@ Target CpuBackend::resolve_target(const KernelBuildRequest& request, const std::
 }
 
 std::string CpuBackend::cannot_measure(const KernelBuildRequest& request, const Target&, const KernelCompiler& compiler) const {
-  if (!is_cpu_name(request.target)) return "";
-  KernelCompiler native = make_kernel_compiler(request.compiler, request.flags.empty() ? default_kernel_flags() : request.flags);
+  // The host's flags build for this CPU; a CPU level's or a target string's may not.
+  if (!is_cpu_name(request.target) && !is_target_string(request.target)) return "";
+  KernelCompiler native = make_kernel_compiler(request.compiler, requested_flags(request));
   std::vector<std::string> missing = missing_features(cpu_features(compiler), cpu_features(native));
   if (missing.empty()) return "";
   return fmt::format("tuning for {} needs a CPU that runs its code: this one lacks {}", request.target, fmt::join(missing, ", "));
@@ -98,7 +112,7 @@ std::string CpuBackend::cmake_library(const KernelBuildRequest& request, const s
   if (!dispatched) return out;
   // The dispatcher runs before it knows the CPU: on x86-64 it is built for the architecture's
   // baseline, elsewhere with the library's flags.
-  std::vector<std::string> flags = request.flags.empty() ? default_kernel_flags() : request.flags;
+  std::vector<std::string> flags = requested_flags(request);
 #if defined(__x86_64__)
   flags = flags_for_cpu(flags, "x86-64");
 #endif

@@ -1,6 +1,6 @@
 // The CPU backend: C++ kernels (codegen/cpp_generator.h) compiled by clang++ (or the named
-// compiler) for the host (-march=native) or a named CPU level, measured on this CPU; a library
-// for several CPU levels dispatches by the CPU's features.
+// compiler) for the host (-march=native), a named CPU level or the CPU a target string names,
+// measured on this CPU; a library for several CPU levels dispatches by the CPU's features.
 #pragma once
 
 #include "backend/backend.h"

@@ -360,7 +360,8 @@ EmitReport configure_library(const Program& program, const std::string& lib, con
   if (targets.empty()) throw std::invalid_argument("configure needs a target");
   const Backend& backend = emit_backend(targets.front());
   for (const std::string& t : targets) {
-    emit_backend(t);
+    // Its flags: a target no flags build for is refused before anything is written.
+    emit_backend(t).kernel_flags({t, compiler, flags});
     for (const Kernel& k : program.kernels) kernel_generator(k, t);
   }
   const std::string include_dir = runtime_include.empty() ? default_runtime_include() : runtime_include;

@@ -16,7 +16,8 @@ namespace ansor {
 bool is_cpu_name(const std::string& target);
 
 // The flags that build kernels for `cpu`: -march=native (or -mcpu=native) becomes -march=cpu;
-// flags without either get -march=cpu appended. "host" leaves the flags alone.
+// flags without either get -march=cpu appended. "host" and target strings leave the flags alone
+// (a target string's are flags_for_target_string's, measure/host_target.h).
 std::vector<std::string> flags_for_cpu(const std::vector<std::string>& flags, const std::string& cpu);
 
 // The CPU features the compiler's flags let generated code use, as __builtin_cpu_supports

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <regex>
+#include <stdexcept>
 #include <thread>
 
 #include "measure/cpu_variant.h"
+#include "measure/process.h"
 
 namespace ansor {
 
@@ -63,6 +65,27 @@ void query_native(const KernelCompiler& c, Target& t) {
   t.isa = "generic";
 }
 
+// How long the compiler may take to say whether it takes its flags (it preprocesses nothing).
+constexpr double kFlagCheckSeconds = 60;
+
+// The first line of the compiler's error for its flags ("error: unknown target CPU 'k8x'"),
+// empty when it takes them.
+std::string flags_refused(const KernelCompiler& c) {
+  std::vector<std::string> command = {c.path};
+  command.insert(command.end(), c.flags.begin(), c.flags.end());
+  for (const char* arg : {"-E", "-x", "c++", "/dev/null", "-o", "/dev/null"}) command.push_back(arg);
+  ProcessResult r = run_processes({command}, 1, kFlagCheckSeconds).front();
+  if (r.ok()) return "";
+  std::string first = r.output.substr(0, r.output.find('\n'));
+  return first.empty() ? fmt::format("{} fails with these flags", c.path) : first;
+}
+
+// Whether code built for `given` is what `wanted` names: the thread count and caches aside,
+// which no compiler flag decides.
+bool same_code(const Target& given, const Target& wanted) {
+  return given.arch == wanted.arch && given.cpu == wanted.cpu && given.isa_and_features() == wanted.isa_and_features();
+}
+
 }  // namespace
 
 Target detect_host(const KernelCompiler& compiler, int threads) {
@@ -91,6 +114,26 @@ Target resolve_target(const std::string& text, const KernelCompiler& compiler) {
     return detect_host(for_cpu);
   }
   return parse_target(text);
+}
+
+std::vector<std::string> flags_for_target_string(const std::string& text, const KernelCompiler& compiler) {
+  const Target wanted = parse_target(text);
+  const Target here = detect_host(compiler);
+  // Kernels are compiled and measured here: there is no cross-compiler to choose.
+  if (wanted.arch != here.arch)
+    throw std::invalid_argument(fmt::format("target {} is for {}, but this machine builds kernels for {}", text, wanted.arch, here.arch));
+  if (same_code(here, wanted)) return compiler.flags;
+  KernelCompiler named = compiler;
+  named.flags = flags_for_cpu(compiler.flags, wanted.cpu);
+  const std::string march = "-march=" + wanted.cpu;
+  if (std::string why = flags_refused(named); !why.empty())
+    throw std::invalid_argument(fmt::format("target {} names CPU {}: it is not this machine's own target ({}), and the compiler refuses {}: {}",
+                                            text, wanted.cpu, here.to_string(), march, why));
+  const Target given = detect_host(named);
+  if (given.isa_and_features() != wanted.isa_and_features())
+    throw std::invalid_argument(fmt::format("target {} names ISA {} but {} gives {} (this machine's own target is {})", text,
+                                            wanted.isa_and_features(), march, given.isa_and_features(), here.to_string()));
+  return named.flags;
 }
 
 }  // namespace ansor

@@ -95,11 +95,15 @@ int Target::vector_bits() const {
   return 128;
 }
 
+std::string Target::isa_and_features() const {
+  std::string out = isa;
+  for (const std::string& f : tensor_features) out += "+" + f;
+  return out;
+}
+
 std::string Target::to_string() const {
   if (kind == Kind::Cuda) return "cuda:" + cpu;
-  std::string isa_and_features = isa;
-  for (const std::string& f : tensor_features) isa_and_features += "+" + f;
-  return fmt::format("cpu:{}:{}:{}:t{}", arch, cpu, isa_and_features, threads);
+  return fmt::format("cpu:{}:{}:{}:t{}", arch, cpu, isa_and_features(), threads);
 }
 
 std::string Target::file_stem() const { return file_name_stem(to_string()); }

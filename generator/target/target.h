@@ -71,6 +71,8 @@ struct Target {
 
   int vector_bits() const;  // of isa
   bool has_tensor_feature(const std::string& name) const;
+  // The ISA field of the name: the vector ISA, then the tensor features ("avx512+avx512vnni").
+  std::string isa_and_features() const;
   std::string to_string() const;
   // The name as a file name stem (file_name_stem of to_string(): what a cache file is called).
   std::string file_stem() const;

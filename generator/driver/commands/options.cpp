@@ -24,7 +24,10 @@ Subcommand with_program(CLI::App* cmd, const Input& input, std::function<void(co
 
 void add_session_options(CLI::App& cmd, SessionOptions& session, std::string& flags_text) {
   cmd.add_option("--cache", session.cache_dir, "directory of tuning records");
-  cmd.add_option("--target", session.target, "host or a target string (cpu:ARCH:CPU:ISA:tTHREADS)")->capture_default_str();
+  cmd.add_option("--target", session.target,
+                 "host, a -march CPU name (x86-64-v3), cuda[:sm_XX] or a target string (cpu:ARCH:CPU:ISA:tTHREADS: built with "
+                 "-march=CPU unless it is this machine's own)")
+      ->capture_default_str();
   cmd.add_option("--compiler", session.compiler, "C++ compiler of the kernels (default clang++)");
   cmd.add_option("--flags", flags_text, "kernel compiler flags, space separated (default: -O3 -march=native ...)");
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "measure/compiler.h"
+#include "measure/cpu_variant.h"
 #include "measure/cuda_device.h"
 #include "measure/host_target.h"
 #include "target/target.h"
@@ -24,6 +25,10 @@ namespace ansor {
 namespace {
 
 namespace fs = std::filesystem;
+
+// What builds for the target strings of these tests (cpu:x86_64:x86-64-v3:...), and so what
+// their records are tuned with: a target string builds with the -march of its CPU field.
+KernelCompiler v3_compiler() { return make_kernel_compiler("", flags_for_cpu(default_kernel_flags(), "x86-64-v3")); }
 
 class CliTest : public ::testing::Test {
  protected:
@@ -170,14 +175,14 @@ TEST_F(CliTest, EmitFromACacheSkipsHostileAndBrokenRecords) {
   std::string def = write("k.def", test::kTwoKernelsDef);
   fs::path cache = dir_ / "cache";
   fs::create_directories(cache);
-  std::ofstream records(cache / "cpu-x86_64-testcpu-avx2-t2.jsonl");
+  std::ofstream records(cache / "cpu-x86_64-x86-64-v3-avx2-t2.jsonl");
   records << "this is not json\n"
-          << R"({"v":1,"workload":"x","dag":"","target":"cpu:x86_64:testcpu:avx2:t2","compiler":"c","steps":[{"kind":"annotate","stage":1,"iter":0,"annotation":"}; system(\"rm -rf /\"); {"}],"result":"ok","seconds":1e-9})"
+          << R"({"v":1,"workload":"x","dag":"","target":"cpu:x86_64:x86-64-v3:avx2:t2","compiler":"c","steps":[{"kind":"annotate","stage":1,"iter":0,"annotation":"}; system(\"rm -rf /\"); {"}],"result":"ok","seconds":1e-9})"
           << "\n{\"v\":1,\"workload\":\"torn";
   records.close();
   fs::path out = dir_ / "out";
   ASSERT_EQ(run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--kernel", "add1", "--target",
-                 "cpu:x86_64:testcpu:avx2:t2"}),
+                 "cpu:x86_64:x86-64-v3:avx2:t2"}),
             0)
       << err_.str();
   EXPECT_NE(out_.str().find(":1: skipped"), std::string::npos) << out_.str();
@@ -253,13 +258,13 @@ TEST_F(CliTest, TuneTakesItsShardFromTheOptionOrTheJobEngineAndSaysWhich) {
 
 TEST_F(CliTest, CacheKeyIsStableAndChangesWithTheWorkloadsAndTheTarget) {
   const std::string def = write("k.def", test::kTwoKernelsDef);
-  const std::string target = "cpu:x86_64:testcpu:avx2:t2";
+  const std::string target = "cpu:x86_64:x86-64-v3:avx2:t2";
   ASSERT_EQ(run({"cache", "key", def, "--target", target}), 0) << err_.str();
   const std::string key = out_.str();
-  EXPECT_EQ(key.rfind("ansor-cpu-x86_64-testcpu-avx2-t2-", 0), 0u) << key;
+  EXPECT_EQ(key.rfind("ansor-cpu-x86_64-x86-64-v3-avx2-t2-", 0), 0u) << key;
   ASSERT_EQ(run({"cache", "key", def, "--target", target}), 0);
   EXPECT_EQ(out_.str(), key);
-  ASSERT_EQ(run({"cache", "key", def, "--target", "cpu:x86_64:testcpu:avx2:t4"}), 0);
+  ASSERT_EQ(run({"cache", "key", def, "--target", "cpu:x86_64:x86-64-v3:avx2:t4"}), 0);
   EXPECT_NE(out_.str(), key);
   const std::string changed = write("changed.def", std::string(test::kTwoKernelsDef) + "kernel more {\n  X = input f32[8]\n  Y[i:8] = X[i] * 2.0\n}\n");
   ASSERT_EQ(run({"cache", "key", changed, "--target", target}), 0);
@@ -301,7 +306,7 @@ TEST_F(CliTest, TuneUsesAKernelsOwnTarget) {
   std::string host = detect_host(make_kernel_compiler()).to_string();
   std::string def = write("own.def", "kernel own (target = \"" + host + "\") {\n  X = input f32[8]\n  Y[i:8] = X[i] + 1\n}\n");
   fs::path cache = dir_ / "cache";
-  constexpr const char* kRunTarget = "cpu:x86_64:testcpu:avx2:t1";
+  constexpr const char* kRunTarget = "cpu:x86_64:x86-64-v3:avx2:t1";
   ASSERT_EQ(run({"tune", def, "--cache", cache.string(), "--target", kRunTarget, "--trials", "2", "--batch", "2", "--min-seconds",
                  "0.001"}),
             0)
@@ -316,7 +321,7 @@ TEST_F(CliTest, TuneUsesAKernelsOwnTarget) {
 
 TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
   std::string def = write("k.def", test::kTwoKernelsDef);
-  constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
+  constexpr const char* kTarget = "cpu:x86_64:x86-64-v3:avx2:t2";
   auto dag = test::dag_of(test::parse(test::kTwoKernelsDef), "add1");
   auto record = [&](double seconds, int64_t split) {
     Record r;
@@ -324,7 +329,7 @@ TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
     r.dag = dag->canonical_text();
     r.kernel = "add1";
     r.target = kTarget;
-    r.compiler = make_kernel_compiler().identity();
+    r.compiler = v3_compiler().identity();
     r.steps = {std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{split})};
     r.seconds = seconds;
     r.repeats = 3;
@@ -347,7 +352,7 @@ TEST_F(CliTest, EmitPassesOverARecordThatReplaysButDoesNotLower) {
 // A record of kernel add1 for `target`, splitting its loop by `split`, at `seconds`.
 Record add1_record(const std::string& target, double seconds, int64_t split) {
   auto dag = test::dag_of(test::parse(test::kTwoKernelsDef), "add1");
-  Record r = test::make_record(*dag, target, make_kernel_compiler().identity(), seconds,
+  Record r = test::make_record(*dag, target, v3_compiler().identity(), seconds,
                                {std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{split})});
   r.kernel = "add1";
   return r;
@@ -360,19 +365,19 @@ std::string read_text(const fs::path& p) {
 
 TEST_F(CliTest, RecordsOfTheSameIsaTravelWithAWarningAndTheExactTargetWins) {
   std::string def = write("k.def", test::kTwoKernelsDef);
-  constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
+  constexpr const char* kHere = "cpu:x86_64:x86-64-v3:avx2:t2";
   fs::path cache = dir_ / "cache";
   TuningCache records(cache.string());
   records.append(add1_record("cpu:x86_64:othercpu:avx2:t8", 1e-3, 3));  // same ISA, another CPU and thread count
-  records.append(add1_record("cpu:x86_64:testcpu:avx2:t4", 2e-3, 1));   // same CPU, another thread count: more alike
-  records.append(add1_record("cpu:x86_64:testcpu:avx512:t2", 1e-4, 3)); // another ISA: never
+  records.append(add1_record("cpu:x86_64:x86-64-v3:avx2:t4", 2e-3, 1));   // same CPU, another thread count: more alike
+  records.append(add1_record("cpu:x86_64:x86-64-v3:avx512:t2", 1e-4, 3)); // another ISA: never
   fs::path out = dir_ / "out";
   auto emit = [&] {
     return run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--kernel", "add1", "--target", kHere});
   };
   ASSERT_EQ(emit(), 0) << err_.str();
-  EXPECT_NE(out_.str().find("add1: tuned record, 2.000 ms\n  warning: no record of 'add1' for cpu:x86_64:testcpu:avx2:t2: replaying those "
-                            "tuned for cpu:x86_64:testcpu:avx2:t4 (same ISA)"),
+  EXPECT_NE(out_.str().find("add1: tuned record, 2.000 ms\n  warning: no record of 'add1' for cpu:x86_64:x86-64-v3:avx2:t2: replaying those "
+                            "tuned for cpu:x86_64:x86-64-v3:avx2:t4 (same ISA)"),
             std::string::npos)
       << out_.str();
   EXPECT_NE(read_text(out / "lib_add1.cpp").find("split(Y, i, [1])"), std::string::npos);
@@ -381,12 +386,12 @@ TEST_F(CliTest, RecordsOfTheSameIsaTravelWithAWarningAndTheExactTargetWins) {
   ASSERT_EQ(emit(), 0) << err_.str();
   EXPECT_NE(out_.str().find("add1: tuned record, 5.000 ms"), std::string::npos) << out_.str();
   EXPECT_EQ(out_.str().find("warning"), std::string::npos) << out_.str();
-  EXPECT_EQ(records.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t8", kHere, "cpu:x86_64:testcpu:avx2:t4",
-                                                          "cpu:x86_64:testcpu:avx512:t2"}));
+  EXPECT_EQ(records.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t8", kHere, "cpu:x86_64:x86-64-v3:avx2:t4",
+                                                          "cpu:x86_64:x86-64-v3:avx512:t2"}));
 }
 
 TEST_F(CliTest, RecordsOfTheSameCompilerMajorVersionOrFlagOrderReplayWithOneLine) {
-  const KernelCompiler here = make_kernel_compiler();
+  const KernelCompiler here = v3_compiler();
   const CompilerIdentity id = parse_compiler_identity(here.identity());
   if (id.family.empty()) GTEST_SKIP() << "an unrecognised kernel compiler: " << here.version;
   // The same compiler with another version (clang 14.0.6 → 14.99.0 or 15.99.0).
@@ -397,7 +402,7 @@ TEST_F(CliTest, RecordsOfTheSameCompilerMajorVersionOrFlagOrderReplayWithOneLine
   };
   std::vector<std::string> reversed(here.flags.rbegin(), here.flags.rend());
   std::string def = write("k.def", test::kTwoKernelsDef);
-  constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
+  constexpr const char* kHere = "cpu:x86_64:x86-64-v3:avx2:t2";
   fs::path cache = dir_ / "cache", out = dir_ / "out";
   auto add1 = [&](const std::string& compiler, double seconds, int64_t split) {
     Record r = add1_record(kHere, seconds, split);
@@ -442,7 +447,7 @@ TEST_F(CliTest, TrialsTunedWithOneFlagOrderCountForAnother) {
 
 TEST_F(CliTest, StampsChangeOnlyWhenTheRecordsEmitWouldTryChange) {
   std::string def = write("k.def", test::kTwoKernelsDef);
-  constexpr const char* kHere = "cpu:x86_64:testcpu:avx2:t2";
+  constexpr const char* kHere = "cpu:x86_64:x86-64-v3:avx2:t2";
   fs::path cache = dir_ / "cache", out = dir_ / "out";
   auto stamps = [&] {
     return run({"emit", def, "--name", "lib", "--out", out.string(), "--cache", cache.string(), "--target", kHere, "--stamps-only",
