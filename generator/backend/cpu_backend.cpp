@@ -51,10 +51,14 @@ IntrinsicTable CpuBackend::intrinsics() const { return cpu_tensor_intrinsics(); 
 
 SamplerContext CpuBackend::sampler_context(const Target& target) const {
   SamplerContext ctx = SamplerContext::for_cpu(target);
-  // The dot-product rows: one output axis of lanes, one reduction axis of depth.
-  for (const TensorIntrinsic* row : tensor_intrinsics_for(target))
+  // The dot-product rows (one output axis of lanes, one reduction axis of depth) and AMX's tile
+  // rows (steps, rows, k / depth, lanes, depth).
+  for (const TensorIntrinsic* row : tensor_intrinsics_for(target)) {
     if (row->extents.size() == 2 && row->reduces == std::vector<bool>{false, true})
       ctx.tensor_intrinsics.push_back({row->lhs.dtype, row->rhs.dtype, row->out.dtype, row->extents[0], row->extents[1]});
+    if (row->extents.size() == 5 && row->reduces == std::vector<bool>{true, false, true, false, true})
+      ctx.tensor_intrinsics.push_back({row->lhs.dtype, row->rhs.dtype, row->out.dtype, row->extents[3], row->extents[4], row->extents[1]});
+  }
   return ctx;
 }
 

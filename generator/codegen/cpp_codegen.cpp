@@ -25,7 +25,13 @@ class CppEmitter final : public CEmitter {
     indent_ = 1;
     line("int ansor_status = 0;");
     emit_workspace_begin();
+    // The calling thread, for the calls outside parallel loops. Setups nest (a parallel task on
+    // this thread sets up and tears down again), so one around the body holds throughout.
+    std::vector<const TensorIntrinsic*> rows;
+    collect_thread_setups(kernel_.body, rows);
+    if (!rows.empty()) line(fmt::format("if (!({})) return 1;", setup_condition(rows)));
     stmt(kernel_.body);
+    emit_teardowns(rows);
     if (streams_) line("ansor_rt::store_fence();");
     line("return ansor_status;");
     out_ += "}\n";
@@ -89,24 +95,86 @@ class CppEmitter final : public CEmitter {
     }
   }
 
+  // The tensor intrinsics with a thread setup whose calls `s` runs on the thread that runs it:
+  // none inside parallel loops nested in it, whose tasks set up their own threads.
+  void collect_thread_setups(const Stmt& s, std::vector<const TensorIntrinsic*>& rows) const {
+    switch (s->kind) {
+      case StmtKind::For: collect_loop_setups(*s->as<ForNode>(), rows); return;
+      case StmtKind::Allocate: collect_thread_setups(s->as<AllocateNode>()->body, rows); return;
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        collect_thread_setups(i->then_case, rows);
+        if (i->else_case) collect_thread_setups(i->else_case, rows);
+        return;
+      }
+      case StmtKind::Seq:
+        for (const Stmt& x : s->as<SeqNode>()->stmts) collect_thread_setups(x, rows);
+        return;
+      case StmtKind::Store:
+      case StmtKind::Barrier: return;
+    }
+  }
+
+  void collect_loop_setups(const ForNode& f, std::vector<const TensorIntrinsic*>& rows) const {
+    // A parallel loop's tasks set up the threads that run them.
+    if (const TensorCall* call = kernel_.find_tensor_call(&f)) {
+      if (!call->intrinsic->thread_setup.empty() && std::find(rows.begin(), rows.end(), call->intrinsic) == rows.end())
+        rows.push_back(call->intrinsic);
+    } else if (f.for_kind != ForKind::Parallel) {
+      collect_thread_setups(f.body, rows);
+    }
+  }
+
+  // The setup expression of each row's thread state, false where one fails (AMX's tile
+  // configuration, once per thread and kernel call rather than per call), and the teardowns.
+  static std::string setup_condition(const std::vector<const TensorIntrinsic*>& rows) {
+    std::vector<std::string> setups;
+    for (const TensorIntrinsic* row : rows)
+      if (std::find(setups.begin(), setups.end(), row->thread_setup) == setups.end()) setups.push_back(row->thread_setup);
+    std::string out;
+    for (const std::string& setup : setups) out += (out.empty() ? "" : " && ") + setup;
+    return out;
+  }
+  void emit_teardowns(const std::vector<const TensorIntrinsic*>& rows) {
+    std::vector<std::string> done;
+    for (const TensorIntrinsic* row : rows) {
+      if (row->thread_teardown.empty() || std::find(done.begin(), done.end(), row->thread_teardown) != done.end()) continue;
+      line(row->thread_teardown);
+      done.push_back(row->thread_teardown);
+    }
+  }
+
   void emit_for(const ForNode& f) {
     ranges_[f.var.get()] = Interval::range(f.extent);
     std::string v = var_name(f.var.get());
     switch (f.for_kind) {
-      case ForKind::Parallel:
+      case ForKind::Parallel: {
         line(fmt::format("ansor_rt::parallel_for({}, [&](int64_t ansor_begin, int64_t ansor_end) {{", f.extent));
         ++indent_;
         ++parallel_depth_;
+        // Each task sets up the thread that runs it for the calls it makes.
+        std::vector<const TensorIntrinsic*> rows;
+        collect_thread_setups(f.body, rows);
+        if (!rows.empty()) {
+          line(fmt::format("if (!({})) {{", setup_condition(rows)));
+          ++indent_;
+          set_failed();
+          line("return;");
+          --indent_;
+          line("}");
+        }
         line(fmt::format("for (int64_t {} = ansor_begin; {} < ansor_end; ++{}) {{", v, v, v));
         ++indent_;
         stmt(f.body);
         --indent_;
         line("}");
+        emit_teardowns(rows);
         if (streams_) line("ansor_rt::store_fence();");
         --parallel_depth_;
         --indent_;
         line("});");
         return;
+      }
       case ForKind::Vectorized:
         emit_prefetches(f.body, f.var.get(), static_cast<int>(f.extent));
         if (f.masked()) {
@@ -141,7 +209,7 @@ class CppEmitter final : public CEmitter {
     auto address = [this](const TensorCall::Operand& o) {
       return fmt::format("&{}[{}]", buffer_names_[o.buffer], flat_index_text(buffer(o.buffer), o.indices));
     };
-    const std::string text = call.intrinsic->emit(address(call.lhs), address(call.rhs), address(call.out));
+    const std::string text = call.intrinsic->emit(address(call.lhs), address(call.rhs), address(call.out), call.shape);
     line(call.guard ? fmt::format("if ({}) {}", expr(call.guard), text) : text);
   }
 

@@ -66,10 +66,15 @@ std::string library_dispatcher(const Program& program, const std::string& lib, s
       "#include \"{}.h\"\n",
       kGeneratorVersion, lib, lib);
   for (const LibraryVariant& v : variants) out += fmt::format("#include \"{}.h\"\n", v.lib);
-  const bool tests_avxvnni = std::any_of(variants.begin(), variants.end(), [](const LibraryVariant& v) {
-    return std::find(v.features.begin(), v.features.end(), "avxvnni") != v.features.end();
-  });
-  out += tests_avxvnni ? "\n#include <cpuid.h>\n" : "\n";
+  auto needed = [&](const char* feature) {
+    return std::any_of(variants.begin(), variants.end(), [&](const LibraryVariant& v) {
+      return std::find(v.features.begin(), v.features.end(), feature) != v.features.end();
+    });
+  };
+  const bool tests_avxvnni = needed("avxvnni");
+  const bool tests_amx = needed("amx-tile") || needed("amx-bf16") || needed("amx-int8");
+  if (tests_amx) out += "#include \"ansor/tensor_intrinsics.h\"\n";
+  out += tests_avxvnni || tests_amx ? "\n#include <cpuid.h>\n" : "\n";
   out += "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n\nnamespace {\n\n";
   if (tests_avxvnni)
     out +=
@@ -79,11 +84,38 @@ std::string library_dispatcher(const Program& program, const std::string& lib, s
         "  unsigned a = 0, b = 0, c = 0, d = 0;\n"
         "  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1u);\n"
         "}\n\n";
+  // A variant built for AMX runs only where its tiles work: where the CPU has them, the OS saves
+  // them, and Linux grants them to the process (the runtime's request, made once per process).
+  if (tests_amx)
+    out +=
+        "// AMX's features (CPUID leaf 7, subleaf 0, EDX bit 22 amx-bf16, 24 amx-tile, 25 amx-int8), which\n"
+        "// not every compiler's __builtin_cpu_supports knows.\n"
+        "bool cpu_has_amx(unsigned edx_bit) {\n"
+        "  unsigned a = 0, b = 0, c = 0, d = 0;\n"
+        "  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (d >> edx_bit & 1u);\n"
+        "}\n\n"
+        "// AMX's tiles, usable by this process: the CPU has them (amx-tile), the OS saves their state\n"
+        "// (XCR0 bits 17 XTILECFG and 18 XTILEDATA, read by XGETBV where the OS enabled XSAVE: CPUID leaf 1,\n"
+        "// ECX bit 27), and the process has the OS's permission to use them, which the runtime asks for\n"
+        "// (without it, the first tile instruction faults).\n"
+        "bool amx_tiles_usable() {\n"
+        "  unsigned a = 0, b = 0, c = 0, d = 0;\n"
+        "  if (!cpu_has_amx(24) || !__get_cpuid(1, &a, &b, &c, &d) || !(c >> 27 & 1u)) return false;\n"
+        "  unsigned xcr0_low = 0, xcr0_high = 0;\n"
+        "  __asm__ __volatile__(\"xgetbv\" : \"=a\"(xcr0_low), \"=d\"(xcr0_high) : \"c\"(0));\n"
+        "  return (xcr0_low >> 17 & 3u) == 3u && ansor_rt::request_amx_permission();\n"
+        "}\n\n";
+  auto check = [](const std::string& feature) -> std::string {
+    if (feature == "avxvnni") return "cpu_has_avxvnni()";
+    if (feature == "amx-bf16") return "cpu_has_amx(22)";
+    if (feature == "amx-tile") return "amx_tiles_usable()";
+    if (feature == "amx-int8") return "cpu_has_amx(25)";
+    return fmt::format("__builtin_cpu_supports(\"{}\")", feature);
+  };
   std::vector<std::string> targets;
   for (size_t i = 0; i < variants.size(); ++i) {
     std::vector<std::string> checks;
-    for (const std::string& f : variants[i].features)
-      checks.push_back(f == "avxvnni" ? "cpu_has_avxvnni()" : fmt::format("__builtin_cpu_supports(\"{}\")", f));
+    for (const std::string& f : variants[i].features) checks.push_back(check(f));
     out += fmt::format("// {}: {}\nbool runs_variant_{}() {{ return {}; }}\n\n", variants[i].target,
                        variants[i].features.empty() ? "no particular feature" : fmt::format("{}", fmt::join(variants[i].features, ", ")), i,
                        checks.empty() ? "true" : fmt::format("{}", fmt::join(checks, " &&\n                                    ")));

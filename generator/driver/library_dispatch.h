@@ -3,9 +3,12 @@
 // per target, each target's kernels forming a complete library under the prefix LIB__VARIANT,
 // and a dispatcher defines the library's C interface, forwarding each call to the variant the
 // CPU runs that needs the most features. The choice is made once, at the first call, from
-// __builtin_cpu_supports; the environment variable ANSOR_KERNEL_TARGET=<target as named in the
-// build> forces a variant the CPU runs (to compare or test them). Packed const inputs follow the
-// chosen variant's layout, since the pack functions dispatch the same way.
+// __builtin_cpu_supports, and from CPUID for the features clang 14's lacks (AVX-VNNI, AMX); an
+// AMX variant also needs the OS's tile state (XCR0) and the process's permission to use the
+// tiles (the runtime's ansor_rt::request_amx_permission). The environment variable
+// ANSOR_KERNEL_TARGET=<target as named in the build> forces a variant the CPU runs (to compare
+// or test them). Packed const inputs follow the chosen variant's layout, since the pack
+// functions dispatch the same way.
 #pragma once
 
 #include <string>

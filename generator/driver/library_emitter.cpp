@@ -100,6 +100,11 @@ ChosenSchedule choose_schedule(const Kernel& kernel, const EmitOptions& options,
       State random = random_program(dag, session.sampler_context(), random_schedule_seed(options.seed, kernel.name));
       return lowered_choice(random, lower, fmt::format("random(seed {})", options.seed), fmt::format("random schedule, seed {}", options.seed));
     }
+    case ScheduleKind::Sampled: {
+      State sampled = sampled_program(dag, session.sampler_context(), random_schedule_seed(options.seed, kernel.name));
+      return lowered_choice(sampled, lower, fmt::format("sampled(seed {})", options.seed),
+                            fmt::format("program sampled from the sketches, seed {}", options.seed));
+    }
     case ScheduleKind::Default: return lowered_choice(default_schedule(dag, session.sampler_context()), lower, "default", "default schedule (not tuned)");
     case ScheduleKind::Best: {
       std::vector<std::string> notes;

@@ -17,7 +17,7 @@
 
 namespace ansor {
 
-enum class ScheduleKind { Best, Default, Naive, Random };
+enum class ScheduleKind { Best, Default, Naive, Random, Sampled };
 
 struct EmitOptions {
   std::string lib_name;

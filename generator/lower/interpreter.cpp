@@ -186,34 +186,41 @@ class Interpreter {
   void exec_tensor_call(const TensorCall& call) {
     if (call.guard && eval(call.guard) == 0) return;
     const TensorIntrinsic& row = *call.intrinsic;
-    auto span_of = [&](const IntrinsicOperand& o) {
-      int64_t last = 0;
-      for (size_t a = 0; a < row.extents.size(); ++a) last += (row.extents[a] - 1) * o.strides[a];
-      return last + 1;
-    };
     struct Elements {
       const TensorCall::Operand* operand;
-      const IntrinsicOperand* layout;
+      const std::vector<int64_t>* strides;
       std::vector<unsigned char> bytes;
       int64_t first = 0;
     };
-    Elements parts[] = {{&call.lhs, &row.lhs, {}, 0}, {&call.rhs, &row.rhs, {}, 0}, {&call.out, &row.out, {}, 0}};
+    Elements parts[] = {{&call.lhs, &call.shape.lhs_strides, {}, 0},
+                        {&call.rhs, &call.shape.rhs_strides, {}, 0},
+                        {&call.out, &call.shape.out_strides, {}, 0}};
     for (Elements& p : parts) {
       const Buffer& b = *buffer_info_.at(p.operand->buffer);
       const std::vector<double>& data = *ctx_->buffers.at(b.name);
       p.first = offset(b, p.operand->indices);
-      const int64_t n = span_of(*p.layout);
+      const int64_t n = operand_span(call.shape, *p.strides);
       p.bytes.resize(static_cast<size_t>(n * dtype_bytes(b.dtype)));
       for (int64_t i = 0; i < n; ++i) store_typed(b.dtype, data.at(static_cast<size_t>(p.first + i)), p.bytes.data(), i);
     }
-    row.interpret(parts[0].bytes.data(), parts[1].bytes.data(), parts[2].bytes.data());
+    row.interpret(parts[0].bytes.data(), parts[1].bytes.data(), parts[2].bytes.data(), call.shape);
+    // Only the elements the nest stores: a span of rows apart holds others' elements too.
     const Buffer& out = *buffer_info_.at(call.out.buffer);
     std::vector<double>& data = *ctx_->buffers.at(out.name);
-    for (int64_t i = 0; i < span_of(row.out); ++i) data.at(static_cast<size_t>(parts[2].first + i)) = load_typed(out.dtype, parts[2].bytes.data(), i);
+    const IntrinsicCallShape& shape = call.shape;
+    std::vector<int64_t> at(shape.extents.size(), 0);
+    for (size_t a = shape.extents.size();;) {
+      int64_t i = 0;
+      for (size_t d = 0; d < at.size(); ++d) i += at[d] * shape.out_strides[d];
+      data.at(static_cast<size_t>(parts[2].first + i)) = load_typed(out.dtype, parts[2].bytes.data(), i);
+      for (a = shape.extents.size(); a > 0 && ++at[a - 1] == shape.extents[a - 1];) at[--a] = 0;
+      if (a == 0) break;
+    }
   }
 
   // An element of the given type at position i of raw storage, to and from the interpreter's doubles.
   static void store_typed(DType t, double v, unsigned char* base, int64_t i) {
+    if (std::isnan(v) && t != DType::F32 && t != DType::BF16) v = 0;  // an element not yet written, which the call does not read
     switch (t) {
       case DType::F32: reinterpret_cast<float*>(base)[i] = static_cast<float>(v); return;
       case DType::BF16: reinterpret_cast<uint16_t*>(base)[i] = ansor_rt::f32_to_bf16(static_cast<float>(v)); return;

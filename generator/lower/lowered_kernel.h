@@ -108,6 +108,8 @@ struct TensorCall {
     std::vector<Expr> indices;
   };
   Operand lhs, rhs, out;
+  // The nest's extents and the operands' strides (what the row leaves open filled in).
+  IntrinsicCallShape shape;
   // Where the nest's products are zero (a padding read through a select), the call is skipped:
   // it runs only where `guard` holds (null: always).
   Expr guard;

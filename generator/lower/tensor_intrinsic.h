@@ -1,6 +1,6 @@
 // Tensor intrinsics: instructions that compute a small tensor operation at once (a dot product
-// of bf16 pairs or int8 quads into each lane of a vector on AVX512-BF16 and VNNI; later a tile
-// of a matrix product on AMX or an MMA of tensor cores). Each is one row of a table: the loop
+// of bf16 pairs or int8 quads into each lane of a vector on AVX512-BF16 and VNNI, tiles of a
+// matrix product summed over a run of reduction steps on AMX; later an MMA of tensor cores). Each is one row of a table: the loop
 // nest it computes and the operand layouts it reads, the target features it needs, how the code
 // generator prints it and what it computes for the interpreter. Lowering matches a loop nest
 // that a schedule marks `tensorize` against the rows its target offers (lower/tensorize.h); a
@@ -26,30 +26,51 @@ struct IntrinsicOperand {
   std::vector<int64_t> strides;
 };
 
+// An extent or stride a row leaves to the nest it computes: the call takes it as an argument
+// (an AMX call's number of reduction steps, the row strides of its matrices).
+inline constexpr int64_t kAnyExtent = 0;
+inline constexpr int64_t kAnyStride = -1;
+
+// What one call of a row computes where the row leaves extents or strides open: the nest's
+// extents and each operand's strides, all of them known.
+struct IntrinsicCallShape {
+  std::vector<int64_t> extents;
+  std::vector<int64_t> lhs_strides, rhs_strides, out_strides;
+};
+
 // An intrinsic computes the loop nest
 //   for a_0 < extents[0]: ... for a_n < extents[n]:  out[o] += T(lhs[l]) * T(rhs[r])
 // with T the conversion to out's type and o, l, r linear in the axes with the operands' strides.
 // `lhs` and `rhs` may appear in either order in a kernel's product: their types tell them apart.
 struct TensorIntrinsic {
   std::string name;                 // "avx512bf16_dot2x16"
-  std::vector<int64_t> extents;     // outermost axis first
+  std::vector<int64_t> extents;     // outermost axis first; kAnyExtent: any positive extent
   std::vector<bool> reduces;        // per axis: whether it is summed over (o does not vary along it)
-  IntrinsicOperand lhs, rhs, out;
+  IntrinsicOperand lhs, rhs, out;  // strides kAnyStride where the call takes them
   // The target's tensor features that the instruction needs (Target::tensor_features) and its
-  // vector ISA; a row is offered only to targets with all of them.
+  // vector ISA (empty: any); a row is offered only to targets with all of them.
   std::vector<std::string> required_features;
   std::string isa;
   // The statement that computes one call, given the C expressions of the addresses of the
-  // operands' first elements (lhs, rhs, out).
-  std::function<std::string(const std::string& lhs, const std::string& rhs, const std::string& out)> emit;
+  // operands' first elements (lhs, rhs, out) and the call's shape.
+  std::function<std::string(const std::string& lhs, const std::string& rhs, const std::string& out, const IntrinsicCallShape& shape)> emit;
   // What one call computes, for the interpreter: out += lhs · rhs over the elements at those
-  // addresses, laid out as the strides say.
-  std::function<void(const void* lhs, const void* rhs, void* out)> interpret;
+  // addresses, laid out as the shape's strides say.
+  std::function<void(const void* lhs, const void* rhs, void* out, const IntrinsicCallShape& shape)> interpret;
+  // Statements a thread runs before its first call in a kernel call and after its last (AMX
+  // loads its tile configuration, and releases the tiles); `thread_setup` is a boolean
+  // expression, false where the thread cannot use the instruction (the kernel then fails).
+  // Empty: none.
+  std::string thread_setup, thread_teardown;
 };
+
+// The span of elements an operand of a call covers: one past the largest offset it addresses.
+int64_t operand_span(const IntrinsicCallShape& shape, const std::vector<int64_t>& strides);
 
 using IntrinsicTable = std::span<const TensorIntrinsic>;
 
-// The CPU rows, and those of them that `target` offers.
+// The CPU rows, and those of them that `target` offers, AMX's before the dot products (a tile
+// of a matrix product does the most work per instruction).
 IntrinsicTable cpu_tensor_intrinsics();
 std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target);
 // The row of that name, null when there is none.

@@ -1,5 +1,6 @@
-// The CPU's tensor intrinsics: the dot-product instructions of AVX512-BF16, AVX512-VNNI and
-// AVX-VNNI, as the runtime wraps them (runtime/include/ansor/tensor_intrinsics.h).
+// The CPU's tensor intrinsics: AMX's tile products and the dot-product instructions of
+// AVX512-BF16, AVX512-VNNI and AVX-VNNI, as the runtime wraps them
+// (runtime/include/ansor/tensor_intrinsics.h).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,6 +30,33 @@ void interpret_dot(const void* lhs, const void* rhs, void* out, int lanes, int d
   }
 }
 
+// The wrapping sum of 32-bit integers that the integer instructions compute.
+int32_t wrapping_add(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
+float wrapping_add(float a, float b) { return a + b; }
+
+// A row's nest run as it is written, with the call's extents and strides.
+template <class Lhs, class Rhs, class Out>
+void interpret_nest(const void* lhs, const void* rhs, void* out, const IntrinsicCallShape& shape, Out (*widen_lhs)(Lhs),
+                    Out (*widen_rhs)(Rhs)) {
+  const Lhs* l = static_cast<const Lhs*>(lhs);
+  const Rhs* r = static_cast<const Rhs*>(rhs);
+  Out* o = static_cast<Out*>(out);
+  const size_t axes = shape.extents.size();
+  std::vector<int64_t> at(axes, 0);
+  for (;;) {
+    int64_t lo = 0, ro = 0, oo = 0;
+    for (size_t a = 0; a < axes; ++a) {
+      lo += at[a] * shape.lhs_strides[a];
+      ro += at[a] * shape.rhs_strides[a];
+      oo += at[a] * shape.out_strides[a];
+    }
+    o[oo] = wrapping_add(o[oo], widen_lhs(l[lo]) * widen_rhs(r[ro]));
+    size_t a = axes;
+    while (a > 0 && ++at[a - 1] == shape.extents[a - 1]) at[--a] = 0;
+    if (a == 0) return;
+  }
+}
+
 float bf16_value(uint16_t x) { return ansor_rt::bf16_to_f32(x); }
 template <class T>
 int32_t int_value(T x) {
@@ -46,11 +74,49 @@ TensorIntrinsic dot_row(std::string name, DType lhs, DType rhs, DType out, int l
   row.out = {out, {1, 0}};
   row.required_features = {std::move(feature)};
   row.isa = std::move(isa);
-  row.emit = [function](const std::string& l, const std::string& r, const std::string& o) {
+  row.emit = [function](const std::string& l, const std::string& r, const std::string& o, const IntrinsicCallShape&) {
     return fmt::format("ansor_rt::{}({}, {}, {});", function, l, r, o);
   };
-  row.interpret = std::move(interpret);
+  row.interpret = [interpret = std::move(interpret)](const void* l, const void* r, void* o, const IntrinsicCallShape&) { interpret(l, r, o); };
   return row;
+}
+
+// AMX: out[16 MT × 16 NT] += lhs[16 MT × 16 Q kb] · rhs, over kb steps of 16 Q (a tile row of
+// 64 bytes) in one call, the accumulator tiles kept in tile registers across the steps. The
+// nest is (step, m, k / Q, n, k % Q): lhs rows any stride apart, its 16 Q elements of a step
+// consecutive; rhs packed [step][k / Q][n][k % Q], the K-interleaved B tiles side by side;
+// out rows any stride apart.
+template <class Lhs, class Rhs, class Out>
+TensorIntrinsic amx_row(const std::string& kind, DType lhs, DType rhs, DType out, int mt, int nt, const std::string& feature,
+                        Out (*widen_lhs)(Lhs), Out (*widen_rhs)(Rhs)) {
+  const int64_t q = 4 / static_cast<int64_t>(sizeof(Lhs)), m = 16 * mt, n = 16 * nt;
+  TensorIntrinsic row;
+  row.name = fmt::format("amx_{}_{}x{}", kind, m, n);
+  row.extents = {kAnyExtent, m, 16, n, q};
+  row.reduces = {true, false, true, false, true};
+  row.lhs = {lhs, {16 * q, kAnyStride, q, 0, 1}};
+  row.rhs = {rhs, {16 * n * q, 0, n * q, q, 1}};
+  row.out = {out, {0, kAnyStride, 0, 1, 0}};
+  row.required_features = {"amx-tile", feature};
+  const std::string function = fmt::format("amx_dot_{}_{}<{}, {}>", kind, out == DType::F32 ? "f32" : "i32", mt, nt);
+  row.emit = [function](const std::string& l, const std::string& r, const std::string& o, const IntrinsicCallShape& shape) {
+    return fmt::format("ansor_rt::{}({}, {}, {}, {}, {}, {});", function, l, shape.lhs_strides[1], r, o, shape.out_strides[1],
+                       shape.extents[0]);
+  };
+  row.interpret = [widen_lhs, widen_rhs](const void* l, const void* r, void* o, const IntrinsicCallShape& shape) {
+    interpret_nest<Lhs, Rhs, Out>(l, r, o, shape, widen_lhs, widen_rhs);
+  };
+  row.thread_setup = "ansor_rt::amx_begin()";
+  row.thread_teardown = "ansor_rt::amx_end();";
+  return row;
+}
+
+// Every tile count the 8 tile registers hold: MT × NT accumulators, MT lhs and NT rhs tiles.
+template <class Lhs, class Rhs, class Out>
+void add_amx_rows(std::vector<TensorIntrinsic>& table, const std::string& kind, DType lhs, DType rhs, DType out, const std::string& feature,
+                  Out (*widen_lhs)(Lhs), Out (*widen_rhs)(Rhs)) {
+  for (int mt : {2, 1})
+    for (int nt : {2, 1}) table.push_back(amx_row<Lhs, Rhs, Out>(kind, lhs, rhs, out, mt, nt, feature, widen_lhs, widen_rhs));
 }
 
 // The 8-bit rows of one instruction: u8 broadcast times s8 lanes, and s8 broadcast times u8 lanes.
@@ -69,10 +135,16 @@ std::array<TensorIntrinsic, 2> byte_rows(const std::string& prefix, const std::s
 
 const std::vector<TensorIntrinsic>& rows() {
   static const std::vector<TensorIntrinsic> table = [] {
-    std::vector<TensorIntrinsic> t = {dot_row("avx512bf16_dot2x16", DType::BF16, DType::BF16, DType::F32, 16, 2, "avx512bf16", "avx512",
+    std::vector<TensorIntrinsic> t;
+    add_amx_rows<uint16_t, uint16_t, float>(t, "bf16", DType::BF16, DType::BF16, DType::F32, "amx-bf16", bf16_value, bf16_value);
+    add_amx_rows<uint8_t, int8_t, int32_t>(t, "u8s8", DType::U8, DType::I8, DType::I32, "amx-int8", int_value<uint8_t>, int_value<int8_t>);
+    add_amx_rows<int8_t, int8_t, int32_t>(t, "s8s8", DType::I8, DType::I8, DType::I32, "amx-int8", int_value<int8_t>, int_value<int8_t>);
+    add_amx_rows<int8_t, uint8_t, int32_t>(t, "s8u8", DType::I8, DType::U8, DType::I32, "amx-int8", int_value<int8_t>, int_value<uint8_t>);
+    add_amx_rows<uint8_t, uint8_t, int32_t>(t, "u8u8", DType::U8, DType::U8, DType::I32, "amx-int8", int_value<uint8_t>, int_value<uint8_t>);
+    t.push_back(dot_row("avx512bf16_dot2x16", DType::BF16, DType::BF16, DType::F32, 16, 2, "avx512bf16", "avx512",
                                               "dot_bf16x2_f32x16", [](const void* l, const void* r, void* o) {
                                                 interpret_dot<uint16_t, uint16_t, float>(l, r, o, 16, 2, bf16_value, bf16_value);
-                                              })};
+                                              }));
     for (TensorIntrinsic& row : byte_rows<16>("avx512vnni", "avx512vnni", "avx512")) t.push_back(std::move(row));
     // AVX-VNNI: VPDPBUSD on ymm registers, for AVX2 machines that have it (Alder Lake and later
     // Intel cores, Zen 5 built without AVX-512).
@@ -84,6 +156,12 @@ const std::vector<TensorIntrinsic>& rows() {
 
 }  // namespace
 
+int64_t operand_span(const IntrinsicCallShape& shape, const std::vector<int64_t>& strides) {
+  int64_t last = 0;
+  for (size_t a = 0; a < shape.extents.size(); ++a) last += (shape.extents[a] - 1) * strides[a];
+  return last + 1;
+}
+
 IntrinsicTable cpu_tensor_intrinsics() { return rows(); }
 
 std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target) {
@@ -92,7 +170,7 @@ std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target) 
   for (const TensorIntrinsic& row : rows()) {
     const bool has_all = std::all_of(row.required_features.begin(), row.required_features.end(),
                                      [&](const std::string& f) { return target.has_tensor_feature(f); });
-    if (has_all && target.isa == row.isa) out.push_back(&row);
+    if (has_all && (row.isa.empty() || target.isa == row.isa)) out.push_back(&row);
   }
   return out;
 }

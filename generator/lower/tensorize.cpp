@@ -67,13 +67,27 @@ std::optional<Factor> factor_of(Expr e, DType acc, const Nest& nest) {
   }
 }
 
-// Whether the flat offset of `indices` into `b` steps by `strides` along the nest's variables.
-bool has_strides(const Buffer& b, const std::vector<Expr>& indices, const Nest& nest, const std::vector<int64_t>& strides) {
+// The strides by which the flat offset of `indices` into `b` steps along the nest's variables,
+// where they are the row's (any constant where the row leaves one open); nullopt elsewhere.
+std::optional<std::vector<int64_t>> strides_of(const Buffer& b, const std::vector<Expr>& indices, const Nest& nest,
+                                               const std::vector<int64_t>& row_strides) {
   const Expr flat = simplify(flat_index(b, indices));
+  std::vector<int64_t> strides;
   for (size_t a = 0; a < nest.vars.size(); ++a) {
     std::optional<int64_t> c = linear_coefficient(flat, nest.vars[a]);
-    if (!c || *c != strides[a]) return false;
+    // A loop of one iteration addresses one element whatever its stride (lowering may have
+    // dropped its variable from the indices).
+    if (nest.extents[a] == 1 && row_strides[a] != kAnyStride) c = row_strides[a];
+    if (!c || (row_strides[a] == kAnyStride ? *c <= 0 : *c != row_strides[a])) return std::nullopt;
+    strides.push_back(*c);
   }
+  return strides;
+}
+
+bool has_extents(const TensorIntrinsic& row, const Nest& nest) {
+  if (row.extents.size() != nest.extents.size()) return false;
+  for (size_t a = 0; a < row.extents.size(); ++a)
+    if (row.extents[a] != kAnyExtent && row.extents[a] != nest.extents[a]) return false;
   return true;
 }
 
@@ -108,15 +122,19 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
   std::optional<Factor> p = factor_of(mul->a, out->dtype, *nest), q = factor_of(mul->b, out->dtype, *nest);
   if (!p || !q) return std::nullopt;
   for (const TensorIntrinsic* row : rows) {
-    if (row->extents != nest->extents || row->out.dtype != out->dtype || !has_strides(*out, st.indices, *nest, row->out.strides)) continue;
+    if (!has_extents(*row, *nest) || row->out.dtype != out->dtype) continue;
+    std::optional<std::vector<int64_t>> out_strides = strides_of(*out, st.indices, *nest, row->out.strides);
+    if (!out_strides) continue;
     for (const auto& [l, r] : {std::pair{&*p, &*q}, std::pair{&*q, &*p}}) {
       const Buffer* lb = kernel.find_buffer(l->load->tensor);
       const Buffer* rb = kernel.find_buffer(r->load->tensor);
       if (!lb || !rb || lb->dtype != row->lhs.dtype || rb->dtype != row->rhs.dtype) continue;
-      if (!has_strides(*lb, l->load->indices, *nest, row->lhs.strides) || !has_strides(*rb, r->load->indices, *nest, row->rhs.strides))
-        continue;
+      std::optional<std::vector<int64_t>> lhs_strides = strides_of(*lb, l->load->indices, *nest, row->lhs.strides);
+      std::optional<std::vector<int64_t>> rhs_strides = strides_of(*rb, r->load->indices, *nest, row->rhs.strides);
+      if (!lhs_strides || !rhs_strides) continue;
       TensorCall call;
       call.intrinsic = row;
+      call.shape = {nest->extents, *lhs_strides, *rhs_strides, *out_strides};
       call.lhs = first_element(lb->name, l->load->indices, *nest);
       call.rhs = first_element(rb->name, r->load->indices, *nest);
       call.out = first_element(out->name, st.indices, *nest);

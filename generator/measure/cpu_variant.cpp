@@ -9,8 +9,9 @@ namespace ansor {
 namespace {
 
 // Predefined macro -> __builtin_cpu_supports name, for the features both clang (14 and later)
-// and gcc can test at run time; and AVX-VNNI, which clang 14 cannot, and which the library
-// dispatcher tests through CPUID itself (driver/library_dispatch.cpp).
+// and gcc can test at run time; and AVX-VNNI and AMX, which clang 14 cannot, and which the
+// library dispatcher tests through CPUID itself (driver/library_dispatch.cpp). GCC names AMX's
+// macros __AMX_TILE__, clang 14 __AMXTILE__.
 constexpr std::pair<const char*, const char*> kFeatureMacros[] = {
     {"__SSE4_2__", "sse4.2"},           {"__POPCNT__", "popcnt"},           {"__AVX__", "avx"},
     {"__AVX2__", "avx2"},               {"__FMA__", "fma"},                 {"__BMI__", "bmi"},
@@ -20,6 +21,8 @@ constexpr std::pair<const char*, const char*> kFeatureMacros[] = {
     {"__AVX512BITALG__", "avx512bitalg"}, {"__AVX512VPOPCNTDQ__", "avx512vpopcntdq"}, {"__AVX512IFMA__", "avx512ifma"},
     {"__AVX512BF16__", "avx512bf16"},   {"__GFNI__", "gfni"},               {"__VPCLMULQDQ__", "vpclmulqdq"},
     {"__AVXVNNI__", "avxvnni"},
+    {"__AMX_BF16__", "amx-bf16"},       {"__AMXBF16__", "amx-bf16"},        {"__AMX_INT8__", "amx-int8"},
+    {"__AMXINT8__", "amx-int8"},        {"__AMX_TILE__", "amx-tile"},       {"__AMXTILE__", "amx-tile"},
 };
 
 }  // namespace
@@ -60,7 +63,8 @@ std::vector<std::string> cpu_features(const KernelCompiler& compiler) {
     if (words >> define >> name && define == "#define") defined.push_back(name);
   }
   for (const auto& [macro, feature] : kFeatureMacros)
-    if (std::find(defined.begin(), defined.end(), macro) != defined.end()) out.push_back(feature);
+    if (std::find(defined.begin(), defined.end(), macro) != defined.end() && std::find(out.begin(), out.end(), feature) == out.end())
+      out.push_back(feature);
   return out;
 }
 

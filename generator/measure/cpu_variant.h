@@ -21,9 +21,10 @@ bool is_cpu_name(const std::string& target);
 std::vector<std::string> flags_for_cpu(const std::vector<std::string>& flags, const std::string& cpu);
 
 // The CPU features the compiler's flags let generated code use, as __builtin_cpu_supports
-// names ("avx2", "avx512f", ..., and "avxvnni", which the dispatcher tests by CPUID), from the
-// compiler's predefined macros. Features that compilers cannot test at run time (f16c, vaes)
-// are left out: every CPU with the features listed here that this project meets has them too.
+// names ("avx2", "avx512f", ..., and "avxvnni", "amx-bf16", "amx-int8", "amx-tile", which the
+// dispatcher tests by CPUID), from the compiler's predefined macros. Features that compilers
+// cannot test at run time (f16c, vaes) are left out: every CPU with the features listed here
+// that this project meets has them too.
 std::vector<std::string> cpu_features(const KernelCompiler& compiler);
 
 // The features of `needed` missing from `available`.

@@ -215,7 +215,10 @@ State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, 
 }
 
 State random_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed) {
-  if (!ctx.gpu) return random_schedule(dag, seed);
+  return ctx.gpu ? sampled_program(dag, ctx, seed) : random_schedule(dag, seed);
+}
+
+State sampled_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed) {
   Annotator annotator(ctx);
   std::mt19937_64 rng(seed);
   const std::vector<Sketch> sketches = generate_sketches(dag, ctx, SketchRules::for_context(ctx));

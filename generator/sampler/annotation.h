@@ -50,11 +50,15 @@ class Annotator {
 // choices do not combine (rethrown after 100 draws).
 State sample_program(const std::vector<Sketch>& sketches, Annotator& annotator, std::mt19937_64& rng);
 
+// A program of the search space of a seed (`--schedule sampled`): a sketch of the target, randomly
+// annotated, as the search's first programs are; on a GPU drawn again until one is within the
+// GPU's limits (within_gpu_limits: with the context's launch check, one that lowers and
+// launches). Throws InvalidState when none of 1000 draws is.
+State sampled_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed);
+
 // A random program of a seed (`--schedule random`): on CPUs a random valid schedule of every
 // transform step (schedule/random_schedule.h, the lowering's fuzzer); on GPUs, whose loops must
-// be bound to blocks and threads, a program sampled from the target's sketches, drawn again
-// until one is within the GPU's limits (within_gpu_limits: with the context's launch check, one
-// that lowers and launches). Throws InvalidState when none of 1000 draws is.
+// be bound to blocks and threads, sampled_program.
 State random_program(const std::shared_ptr<const ComputeDAG>& dag, const SamplerContext& ctx, uint64_t seed);
 
 }  // namespace ansor

@@ -44,6 +44,13 @@ std::vector<int64_t> heuristic_lengths(const State& s, const SplitStep& split, c
     lengths.back() = largest_divisor_at_most(extent, 8);
     return lengths;
   }
+  // The outer part of an axis split by a tile row's rows or lanes (tensorized_tiling): the tile
+  // product is the register tile already; two of them at most, the rest left to the parallel
+  // and outer loops.
+  if (node >= st.num_roots) {
+    lengths.back() = largest_divisor_at_most(extent, 2);
+    return lengths;
+  }
   int64_t inner = innermost_axis ? whole_vector_tile(extent, stage_vector_lanes(st, ctx.vector_lanes)) : largest_divisor_at_most(extent, 8);
   lengths.back() = inner;
   if (lengths.size() >= 3) lengths.front() = largest_divisor_at_most((extent + inner - 1) / inner, innermost_axis ? 2 : 4);

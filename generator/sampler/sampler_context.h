@@ -21,6 +21,9 @@ class State;
 struct TensorizeOption {
   DType lhs = DType::BF16, rhs = DType::BF16, out = DType::F32;
   int64_t lanes = 16, depth = 2;
+  // A tile row (AMX): the rows of lhs one call takes, and k is taken in steps of 16 × depth (a
+  // tile row of 64 bytes), any number of them per call. 0: a dot-product row (one lhs row).
+  int64_t rows = 0;
 };
 
 struct SamplerContext {

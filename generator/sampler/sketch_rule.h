@@ -62,34 +62,52 @@ int fusible_consumer(const State& state, int stage);
 // unused to give data reuse.
 bool needs_multi_level_tiling(const State& state, int stage);
 
+// Per spatial axis of a tiled stage, the split step of its tile levels (-1: none) and the fixed
+// factor it was split by before those levels (0: none), which a consumer fused into the tile
+// repeats.
+struct SpatialSplits {
+  std::vector<int> steps;
+  std::vector<int64_t> presplits;
+};
+
 // Splits every spatial loop into as many parts as there are `S` in `structure` and every
 // reduction loop into as many as there are `R`, lengths undecided, and orders the parts as the
 // structure says (e.g. "SSRSRS"). The split step of each spatial axis (or -1 when its extent is
-// 1) is returned through spatial_splits.
-State multi_level_tiling(const State& state, int stage, const std::string& structure, std::vector<int>& spatial_splits);
+// 1) is returned through splits.
+State multi_level_tiling(const State& state, int stage, const std::string& structure, SpatialSplits& splits);
 
 // How a tiling candidate's tiles are computed by a tensor intrinsic of the target: its
 // reduction sums products of two loads converted to its type, lhs * rhs in the option's types
 // (either order), with lhs contiguous along reduction axis `k` (its last index is k) and not
 // reading the innermost output axis, and rhs a const input (packed by layout rewrite into the
 // intrinsic's layout) that reads both; the innermost output axis and k are whole multiples of
-// the option's lanes and depth.
+// the option's lanes and depth. A tile row (AMX) also takes `rows` of lhs along the spatial axis
+// `m`: lhs an input that reads it, rhs not, its extent a whole multiple of the rows, and k of
+// tile rows.
 struct TensorizeChoice {
   TensorizeOption option;
   int k_root = -1;  // the stage's root iterator of axis k
+  int m_root = -1;  // of the tile's rows (tile rows only)
 };
-std::optional<TensorizeChoice> tensorize_choice(const SamplerContext& ctx, const State& state, int stage);
+// Every tile row that computes the stage where one does (each a sketch: the search weighs their
+// tile counts; the largest tile last), else the first dot-product row that does; empty where
+// none does.
+std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage);
 
 // multi_level_tiling's SSRSRS for a stage `choice` computes by an intrinsic: k is first split by
 // the intrinsic's depth, its outer part tiled in two levels, every other reduction axis too, and
 // the spatial axes in four; the innermost output axis's last level (whole vectors, as tile sizes
 // of a vector axis are drawn) is split by the intrinsic's lanes. The lanes and the depth come
-// last, the lanes annotated `tensorize`.
-State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, std::vector<int>& spatial_splits);
+// last, the lanes annotated `tensorize`. For a tile row, m and the output axis are first split by
+// the call's rows and lanes, their outer parts tiled in three levels, and k by the tile row's
+// 16 × depth (then 16 and depth), its outer part in two levels, the inner one the call's steps:
+// the nest (steps, rows, 16, lanes, depth) comes last, its steps annotated `tensorize`.
+State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits);
 
 // Tiles `consumer` like the first `levels` spatial levels of a stage tiled by
-// multi_level_tiling and computes the stage inside the consumer's last loop of those levels.
-State fuse_into_consumer(const State& state, int stage, int consumer, const std::vector<int>& spatial_splits, int levels);
+// multi_level_tiling (or tensorized_tiling) and computes the stage inside the consumer's last
+// loop of those levels.
+State fuse_into_consumer(const State& state, int stage, int consumer, const SpatialSplits& splits, int levels);
 
 // The lanes of a vector loop over `extent` iterations: the largest power of two that divides
 // the extent, at most max_lanes (1 for an odd extent). Vector loops of powers of two are legal
@@ -101,7 +119,8 @@ inline constexpr int64_t kMinRaggedVectorTrips = 4;
 // How many of a stage's leading loops may be fused into its parallel loop: spatial and not
 // annotated, and never all of them when other stages are computed inside the stage: fusing its
 // innermost loop too would compute those stages once per element, their tiles (a register tile
-// of accumulators, a tensorized tile) reduced to one element.
+// of accumulators, a tensorized tile) reduced to one element. A stage computed by tile rows
+// inside it keeps every loop inside its attach loop out: AMX's tile needs all of its rows.
 int parallelizable_loops(const State& state, int stage);
 
 // Whether `split`, about to be applied to `state`, splits its stage's innermost data axis (the

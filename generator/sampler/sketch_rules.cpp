@@ -250,11 +250,21 @@ class AddSharedCacheRead final : public SketchRule {
   }
 };
 
-// The tiling of a stage to tile: computed by a tensor intrinsic where the target has one for
-// it (tensorize_choice), else multi-level tiling.
-State tile_stage(const SamplerContext& ctx, const State& s, int stage, std::vector<int>& spatial_splits) {
-  if (std::optional<TensorizeChoice> choice = tensorize_choice(ctx, s, stage)) return tensorized_tiling(s, stage, *choice, spatial_splits);
-  return multi_level_tiling(s, stage, tiling_structure(ctx), spatial_splits);
+// The tilings of a stage to tile: by each tensor intrinsic of the target that computes it
+// (tensorize_choices), else multi-level tiling.
+std::vector<std::pair<State, SpatialSplits>> tile_stage(const SamplerContext& ctx, const State& s, int stage) {
+  std::vector<std::pair<State, SpatialSplits>> out;
+  for (const TensorizeChoice& choice : tensorize_choices(ctx, s, stage)) {
+    SpatialSplits splits;
+    State tiled = tensorized_tiling(s, stage, choice, splits);
+    out.emplace_back(std::move(tiled), std::move(splits));
+  }
+  if (out.empty()) {
+    SpatialSplits splits;
+    State tiled = multi_level_tiling(s, stage, tiling_structure(ctx), splits);
+    out.emplace_back(std::move(tiled), std::move(splits));
+  }
+  return out;
 }
 
 class MultiLevelTilingWithFusion final : public SketchRule {
@@ -265,11 +275,12 @@ class MultiLevelTilingWithFusion final : public SketchRule {
   }
   Successors apply(const SamplerContext& ctx, const State& s, int stage) const override {
     int consumer = fusible_consumer(s, stage);
-    std::vector<int> splits;
-    State tiled = attach_shared_reads(ctx, tile_stage(ctx, s, stage, splits), stage);
     Successors out;
-    for (int level : ctx.gpu ? std::vector<int>{3} : std::vector<int>{1, 2})
-      out.push_back({fuse_into_consumer(tiled, stage, consumer, splits, level), stage - 1});
+    for (const auto& [tiled, splits] : tile_stage(ctx, s, stage)) {
+      const State with_reads = attach_shared_reads(ctx, tiled, stage);
+      for (int level : ctx.gpu ? std::vector<int>{3} : std::vector<int>{1, 2})
+        out.push_back({fuse_into_consumer(with_reads, stage, consumer, splits, level), stage - 1});
+    }
     return out;
   }
 };
@@ -281,8 +292,9 @@ class MultiLevelTiling final : public SketchRule {
     return needs_multi_level_tiling(s, stage) ? Condition::ApplyAndSkipRest : Condition::Pass;
   }
   Successors apply(const SamplerContext& ctx, const State& s, int stage) const override {
-    std::vector<int> splits;
-    return {{attach_shared_reads(ctx, tile_stage(ctx, s, stage, splits), stage), stage - 1}};
+    Successors out;
+    for (const auto& [tiled, splits] : tile_stage(ctx, s, stage)) out.push_back({attach_shared_reads(ctx, tiled, stage), stage - 1});
+    return out;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "dag/access_analysis.h"
+#include "ir/arith.h"
 #include "sampler/sketch_rule.h"
 #include "schedule/steps.h"
 
@@ -48,13 +49,15 @@ bool needs_multi_level_tiling(const State& state, int stage) {
   return !st.is_placeholder() && st.location == ComputeLocation::Root && untransformed(st) && ansor::needs_multi_level_tiling(*st.op);
 }
 
-State multi_level_tiling(const State& state, int stage, const std::string& structure, std::vector<int>& spatial_splits) {
+State multi_level_tiling(const State& state, int stage, const std::string& structure, SpatialSplits& splits) {
+  std::vector<int>& spatial_splits = splits.steps;
   State s = state;
   const int spatial = s.stage(stage).num_spatial_roots(), roots = s.stage(stage).num_roots;
   const int s_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'S'));
   const int r_levels = static_cast<int>(std::count(structure.begin(), structure.end(), 'R'));
   std::vector<std::vector<int>> parts(roots);
   spatial_splits.assign(spatial, -1);
+  splits.presplits.assign(spatial, 0);
   for (int r = 0; r < roots; ++r) {
     int levels = r < spatial ? s_levels : r_levels;
     const Stage& st = s.stage(stage);
@@ -82,23 +85,38 @@ State multi_level_tiling(const State& state, int stage, const std::string& struc
   return s;
 }
 
-State fuse_into_consumer(const State& state, int stage, int consumer, const std::vector<int>& spatial_splits, int levels) {
+State fuse_into_consumer(const State& state, int stage, int consumer, const SpatialSplits& splits, int levels) {
   State s = state;
   const int axes = s.stage(consumer).num_spatial_roots();
   std::vector<std::vector<int>> parts(axes);
+  size_t most_parts = 0;
   for (int d = 0; d < axes; ++d) {
-    if (d >= static_cast<int>(spatial_splits.size()) || spatial_splits[d] < 0) {
-      parts[d] = {d};
+    if (d >= static_cast<int>(splits.steps.size()) || splits.steps[d] < 0) {
+      // An axis without tile levels: of extent 1, or only a tile row's rows or lanes, which
+      // the tile takes whole (inside the attach loop).
+      const bool whole_tile = d < static_cast<int>(splits.presplits.size()) && splits.presplits[d] > 0;
+      parts[d] = whole_tile ? std::vector<int>(levels, -1) : std::vector<int>{};
+      parts[d].push_back(d);
+      most_parts = std::max(most_parts, parts[d].size());
       continue;
     }
-    s.apply(std::make_shared<FollowSplitStep>(consumer, s.stage(consumer).leaf_position(d), spatial_splits[d], levels));
+    int node = d;
+    const int64_t presplit = splits.presplits[d];
+    if (presplit > 0) {
+      s.apply(std::make_shared<SplitStep>(consumer, s.stage(consumer).leaf_position(d), std::vector<int64_t>{presplit}));
+      node = last_split_outputs(s, consumer)[0];
+    }
+    const int inner = presplit > 0 ? last_split_outputs(s, consumer)[1] : -1;
+    s.apply(std::make_shared<FollowSplitStep>(consumer, s.stage(consumer).leaf_position(node), splits.steps[d], levels));
     parts[d] = last_split_outputs(s, consumer);
+    if (inner >= 0) parts[d].push_back(inner);
+    most_parts = std::max(most_parts, parts[d].size());
   }
   std::vector<int> order_nodes;
   int attach_node = -1;
-  for (int level = 0; level <= levels; ++level) {
+  for (int level = 0; level < static_cast<int>(std::max<size_t>(most_parts, levels + 1)); ++level) {
     for (int d = 0; d < axes; ++d) {
-      if (level >= static_cast<int>(parts[d].size())) continue;
+      if (level >= static_cast<int>(parts[d].size()) || parts[d][level] < 0) continue;
       order_nodes.push_back(parts[d][level]);
       if (level < levels) attach_node = parts[d][level];
     }
@@ -107,36 +125,68 @@ State fuse_into_consumer(const State& state, int stage, int consumer, const std:
   std::vector<int> order;
   for (int node : order_nodes) order.push_back(cs.leaf_position(node));
   s.apply(std::make_shared<ReorderStep>(consumer, order));
+  // The stage is one whole tile (a tile row's rows and lanes, nothing around them): it stays
+  // at the root, before its consumer.
+  if (attach_node < 0 && std::any_of(parts.begin(), parts.end(), [](const std::vector<int>& p) { return !p.empty() && p.front() < 0; }))
+    return s;
   if (attach_node < 0) attach_node = order_nodes.front();
   s.apply(std::make_shared<ComputeAtStep>(stage, consumer, s.stage(consumer).leaf_position(attach_node)));
   return s;
 }
 
-std::optional<TensorizeChoice> tensorize_choice(const SamplerContext& ctx, const State& state, int stage) {
-  if (ctx.gpu || ctx.tensor_intrinsics.empty() || !needs_multi_level_tiling(state, stage)) return std::nullopt;
+namespace {
+
+// The spatial root of `stage` along which lhs's rows lie for a tile row: the innermost spatial
+// axis before the output axis that lhs reads, linearly in one index, and rhs does not; -1 where
+// none is.
+int tile_rows_root(const Stage& st, const LoadNode& lhs, const LoadNode& rhs) {
+  for (int r = st.num_spatial_roots() - 2; r >= 0; --r) {
+    const VarNode* m = st.op->axes[r].var.get();
+    int indices_reading = 0;
+    bool linear = true;
+    for (const Expr& i : lhs.indices) {
+      if (!uses_var(i, m)) continue;
+      ++indices_reading;
+      linear = linear && linear_coefficient(i, m).has_value();
+    }
+    bool rhs_reads = false;
+    for (const Expr& i : rhs.indices) rhs_reads = rhs_reads || uses_var(i, m);
+    if (indices_reading == 1 && linear && !rhs_reads) return r;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage) {
+  std::vector<TensorizeChoice> tiles, dots;
+  if (ctx.gpu || ctx.tensor_intrinsics.empty() || !needs_multi_level_tiling(state, stage)) return {};
   const Stage& st = state.stage(stage);
   const Operation& op = *st.op;
   const ReduceNode* red = op.reduction();
   auto* product = red ? red->source->as<BinaryNode>() : nullptr;
-  if (!product || red->op != ReduceOp::Sum || red->condition || product->op != BinaryOp::Mul || op.axes.empty()) return std::nullopt;
+  if (!product || red->op != ReduceOp::Sum || red->condition || product->op != BinaryOp::Mul || op.axes.empty()) return {};
   auto converted_load = [&](const Expr& e) -> const LoadNode* {
     auto* c = e->as<CastNode>();
     return c && e->dtype == op.dtype ? c->value->as<LoadNode>() : nullptr;
   };
   const LoadNode* a = converted_load(product->a);
   const LoadNode* b = converted_load(product->b);
-  if (!a || !b) return std::nullopt;
+  if (!a || !b) return {};
   const VarNode* n = op.axes.back().var.get();
   const int64_t n_extent = op.axes.back().extent;
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {
-    if (option.out != op.dtype || n_extent % option.lanes != 0 || stage_vector_lanes(st, ctx.vector_lanes) % option.lanes != 0) continue;
+    const bool tile = option.rows > 0;
+    if (option.out != op.dtype || n_extent % option.lanes != 0) continue;
+    if (!tile && (!dots.empty() || stage_vector_lanes(st, ctx.vector_lanes) % option.lanes != 0)) continue;
+    const int64_t k_step = tile ? 16 * option.depth : option.depth;
     for (const auto& [lhs, rhs] : {std::pair{a, b}, std::pair{b, a}}) {
       if (lhs->dtype != option.lhs || rhs->dtype != option.rhs || lhs->indices.empty()) continue;
       auto* k = lhs->indices.back()->as<VarNode>();
       int k_axis = -1;
       for (size_t r = 0; r < red->axes.size(); ++r)
         if (red->axes[r].var.get() == k) k_axis = static_cast<int>(r);
-      if (k_axis < 0 || red->axes[k_axis].extent % option.depth != 0) continue;
+      if (k_axis < 0 || red->axes[k_axis].extent % k_step != 0) continue;
       bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
       for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
       for (const Expr& i : rhs->indices) {
@@ -147,18 +197,95 @@ std::optional<TensorizeChoice> tensorize_choice(const SamplerContext& ctx, const
       if (lhs_reads_n || !rhs_reads_n || !rhs_reads_k || rhs_stage < 0 || !state.stage(rhs_stage).is_placeholder() ||
           !state.stage(rhs_stage).op->is_const)
         continue;
-      return TensorizeChoice{option, st.num_spatial_roots() + k_axis};
+      TensorizeChoice choice{option, st.num_spatial_roots() + k_axis};
+      if (tile) {
+        // The tile's rows are lhs rows in memory: lhs is read as it is stored (not through an
+        // inlined stage, whose selects would vary along the rows).
+        const int lhs_stage = state.find_stage(lhs->tensor);
+        choice.m_root = lhs_stage >= 0 && state.stage(lhs_stage).is_placeholder() ? tile_rows_root(st, *lhs, *rhs) : -1;
+        if (choice.m_root < 0 || op.axes[choice.m_root].extent % option.rows != 0) continue;
+        tiles.push_back(choice);
+      } else {
+        dots.push_back(choice);
+      }
+      break;
     }
   }
-  return std::nullopt;
+  // The options come largest tile first (the backend's order); the sketches of the largest come
+  // last, where the default schedule takes its sketch.
+  std::reverse(tiles.begin(), tiles.end());
+  return tiles.empty() ? dots : tiles;
 }
 
-State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, std::vector<int>& spatial_splits) {
+namespace {
+
+// The tiling of a tile row: see tensorized_tiling.
+State tile_row_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits) {
+  State s = state;
+  const int spatial = s.stage(stage).num_spatial_roots(), roots = s.stage(stage).num_roots;
+  const TensorizeOption& option = choice.option;
+  std::vector<std::vector<int>> parts(roots);
+  int rows_node = -1, lanes_node = -1, k_rows_node = -1, depth_node = -1;
+  splits.steps.assign(spatial, -1);
+  splits.presplits.assign(spatial, 0);
+  auto split = [&](int node, std::vector<int64_t> lengths) {
+    s.apply(std::make_shared<SplitStep>(stage, s.stage(stage).leaf_position(node), std::move(lengths)));
+    return last_split_outputs(s, stage);
+  };
+  for (int r = 0; r < roots; ++r) {
+    int node = r;
+    if (r == choice.m_root || r == spatial - 1) {
+      const int64_t inner = r == choice.m_root ? option.rows : option.lanes;
+      const std::vector<int> outputs = split(r, {inner});
+      node = outputs[0];
+      (r == choice.m_root ? rows_node : lanes_node) = outputs[1];
+      splits.presplits[r] = inner;
+    } else if (r == choice.k_root) {
+      const std::vector<int> outputs = split(r, {16 * option.depth});
+      node = outputs[0];
+      const std::vector<int> row = split(outputs[1], {option.depth});
+      k_rows_node = row[0];
+      depth_node = row[1];
+    }
+    parts[r] = {node};
+    if (s.stage(stage).iters[node].extent <= 1) continue;
+    const int levels = r < spatial ? 3 : 2;
+    parts[r] = split(node, std::vector<int64_t>(levels - 1, 0));
+    if (r < spatial) splits.steps[r] = static_cast<int>(s.steps().size()) - 1;
+  }
+  // The steps of k, the inner part of its tiling, belong to the nest: the other reductions'
+  // second level comes before it.
+  const int steps_node = parts[choice.k_root].back();
+  if (parts[choice.k_root].size() > 1) parts[choice.k_root].pop_back();
+  else parts[choice.k_root].clear();
+  std::vector<int> order_nodes;
+  int s_level = 0, r_level = 0;
+  for (char c : std::string("SSRSR")) {
+    const bool is_spatial = c == 'S';
+    const int level = is_spatial ? s_level++ : r_level++;
+    for (int r = is_spatial ? 0 : spatial; r < (is_spatial ? spatial : roots); ++r)
+      if (level < static_cast<int>(parts[r].size())) order_nodes.push_back(parts[r][level]);
+  }
+  for (int node : {steps_node, rows_node, k_rows_node, lanes_node, depth_node}) order_nodes.push_back(node);
+  const Stage& st = s.stage(stage);
+  std::vector<int> order;
+  for (int node : order_nodes) order.push_back(st.leaf_position(node));
+  s.apply(std::make_shared<ReorderStep>(stage, order));
+  s.apply(std::make_shared<AnnotateStep>(stage, s.stage(stage).leaf_position(steps_node), IterAnnotation::Tensorize));
+  return s;
+}
+
+}  // namespace
+
+State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits) {
+  if (choice.option.rows > 0) return tile_row_tiling(state, stage, choice, splits);
   State s = state;
   const int spatial = s.stage(stage).num_spatial_roots(), roots = s.stage(stage).num_roots;
   std::vector<std::vector<int>> parts(roots);
   int lanes_node = -1, depth_node = -1;
+  std::vector<int>& spatial_splits = splits.steps;
   spatial_splits.assign(spatial, -1);
+  splits.presplits.assign(spatial, 0);
   for (int r = 0; r < roots; ++r) {
     parts[r] = {r};
     int node = r;
@@ -211,6 +338,15 @@ int parallelizable_loops(const State& state, int stage) {
          st.leaf(count).annotation == IterAnnotation::None)
     ++count;
   if (count == static_cast<int>(st.leaves.size()) && count > 0 && state.has_attached(stage)) --count;
+  // A stage computed inside this one by tile rows (its `tensorize` loop is the steps of a
+  // reduction, tensorized_tiling) needs its whole tile: the loops inside its attach loop stay out.
+  for (const Stage& attached : state.stages()) {
+    if (attached.location != ComputeLocation::At || attached.attach_stage != stage) continue;
+    const bool tile_rows = std::any_of(attached.leaves.begin(), attached.leaves.end(), [&](int node) {
+      return attached.iters[node].annotation == IterAnnotation::Tensorize && attached.iters[node].kind == IterKind::Reduce;
+    });
+    if (tile_rows) count = std::min(count, st.leaf_position(attached.attach_iter) + 1);
+  }
   return count;
 }
 

@@ -105,6 +105,10 @@ const char* const kExpectedSignatures[] = {
     "u8s8_matmul(A u8[7, 20], const B i8[20, 48]) -> C i32[7, 48]",
     "s8u8_matmul(A i8[24, 16], const B u8[16, 32]) -> C i32[24, 32]",
     "bf16_conv2d_nhwc_widened(X bf16[1, 5, 5, 6], const W bf16[3, 3, 6, 16]) -> Y f32[1, 5, 5, 16]",
+    "bf16_dense_tiles(X bf16[64, 96], const W bf16[64, 96], const Bias f32[64]) -> Y bf16[64, 64]",
+    "u8s8_matmul_tiles(A u8[32, 128], const B i8[128, 48]) -> C i32[32, 48]",
+    "s8s8_matmul_tiles(A i8[48, 64], const B i8[64, 32]) -> C i32[48, 32]",
+    "bf16_batch_matmul_tiles(A bf16[2, 16, 64], const B bf16[2, 64, 32]) -> C f32[2, 16, 32]",
     "two_outputs(X f32[4, 6]) -> U f32[4, 6], V f32[4]",
     "unused_input(X f32[4, 3], const Unused f32[5]) -> Y f32[4, 3]",
 };

@@ -1,8 +1,9 @@
-// Kernels that the CPU's dot-product instructions compute where the CPU has them (bf16 pairs
-// summed in f32, u8 x s8 and s8 x u8 quads summed in i32), checked against references computed
-// here: the integer ones exactly, the bf16 ones within the tolerance of another f32 summation
-// order. On a CPU without the instructions the same kernels run in plain arithmetic and pass
-// the same checks.
+// Kernels that the CPU's tensor instructions compute where the CPU has them (AMX's tile
+// products, the dot products of AVX512-BF16 and VNNI: bf16 pairs summed in f32, 8-bit quads
+// summed in i32), checked against references computed here: the integer ones exactly, the bf16
+// ones within the tolerance of another f32 summation order. On a CPU without the instructions
+// the same kernels run in plain arithmetic and pass the same checks; tests/amx_emulation runs
+// them on an emulation of AMX.
 #include "reference.h"
 
 #include <algorithm>
@@ -81,6 +82,50 @@ TEST(TensorIntrinsics, Bf16NhwcConvolutionOverAPadding) {
         expected(0, h, c, o) = sum;
       }
   expect_close(y, expected, kernel_tolerance("bf16_conv2d_nhwc_widened"));
+}
+
+TEST(TensorIntrinsics, Bf16DenseTilesWithBiasAndRelu) {
+  Tensor<uint16_t> x({64, 96}, ANSOR_DTYPE_BF16), w({64, 96}, ANSOR_DTYPE_BF16), y({64, 64}, ANSOR_DTYPE_BF16);
+  Tensor<float> bias({64});
+  fill_random(x, 311, -2.0, 2.0);
+  fill_random(w, 312, -2.0, 2.0);
+  fill_random(bias, 313, -4.0, 4.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_tiles", ansor_test_kernels_bf16_dense_tiles, x, w, bias, y));
+
+  Reference vx = widen(x), vw = widen(w), expected({64, 64});
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 96; ++k) sum += vx(i, k) * vw(j, k);
+      expected(i, j) = std::max(sum + bias(j), 0.0);
+    }
+  expect_close(y, expected, kernel_tolerance("bf16_dense_tiles"));
+}
+
+TEST(TensorIntrinsics, U8TimesS8MatmulTilesAreExact) {
+  check_integer_matmul<uint8_t, int8_t>("u8s8_matmul_tiles", ansor_test_kernels_u8s8_matmul_tiles, 32, 128, 48);
+}
+
+TEST(TensorIntrinsics, S8TimesS8MatmulTilesAreExact) {
+  check_integer_matmul<int8_t, int8_t>("s8s8_matmul_tiles", ansor_test_kernels_s8s8_matmul_tiles, 48, 64, 32);
+}
+
+TEST(TensorIntrinsics, Bf16BatchMatmulTiles) {
+  Tensor<uint16_t> a({2, 16, 64}, ANSOR_DTYPE_BF16), b({2, 64, 32}, ANSOR_DTYPE_BF16);
+  Tensor<float> c({2, 16, 32});
+  fill_random(a, 314, -2.0, 2.0);
+  fill_random(b, 315, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_batch_matmul_tiles", ansor_test_kernels_bf16_batch_matmul_tiles, a, b, c));
+
+  Reference va = widen(a), vb = widen(b), expected({2, 16, 32});
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 32; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 64; ++k) sum += va(n, i, k) * vb(n, k, j);
+        expected(n, i, j) = sum;
+      }
+  expect_close(c, expected, kernel_tolerance("bf16_batch_matmul_tiles"));
 }
 
 }  // namespace

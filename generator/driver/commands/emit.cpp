@@ -20,7 +20,8 @@ struct EmitCommand {
 };
 
 const std::map<std::string, ScheduleKind> kScheduleNames = {
-    {"best", ScheduleKind::Best}, {"default", ScheduleKind::Default}, {"naive", ScheduleKind::Naive}, {"random", ScheduleKind::Random}};
+    {"best", ScheduleKind::Best}, {"default", ScheduleKind::Default}, {"naive", ScheduleKind::Naive}, {"random", ScheduleKind::Random},
+    {"sampled", ScheduleKind::Sampled}};
 
 }  // namespace
 
@@ -32,10 +33,11 @@ Subcommand add_emit(CLI::App& app, Input& input) {
   cmd->add_option("--out", o.out_dir, "output directory")->required();
   add_session_options(*cmd, o.session, c->flags_text);
   cmd->add_option("--trials", o.trials, "with --schedule best: tune kernels without a record for this many trials");
-  cmd->add_option("--schedule", c->schedule, "best | default | naive | random")
-      ->check(CLI::IsMember({"best", "default", "naive", "random"}))
+  cmd->add_option("--schedule", c->schedule,
+                  "best | default | naive | random (a random schedule; on GPUs sampled) | sampled (a program of the search space)")
+      ->check(CLI::IsMember({"best", "default", "naive", "random", "sampled"}))
       ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "seed of --schedule random");
+  cmd->add_option("--seed", o.seed, "seed of --schedule random and sampled");
   cmd->add_option("--kernel", o.kernels, "emit only these kernels' sources (repeatable)");
   cmd->add_flag("--header-only", o.header_only, "write only the header and the registry");
   cmd->add_option("--tune-hint", o.tune_hint, "with --stamps-only: the command that tunes, named in the untuned-kernels line");

@@ -5,6 +5,7 @@
 // element types.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,9 @@
 #include "lower/lower.h"
 #include "lower/stmt_printer.h"
 #include "lower/tensor_intrinsic.h"
+#include "sampler/default_schedule.h"
+#include "sampler/sampler_context.h"
+#include "schedule/state.h"
 #include "schedule/steps.h"
 #include "target/target.h"
 #include "test_support.h"
@@ -112,39 +116,70 @@ std::vector<T> random_elements(size_t n, std::mt19937_64& rng) {
   return out;
 }
 
-// out[o] += sum of lhs[l] * rhs[r] over the row's nest, addresses by the row's strides.
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A call of the row: 2 steps where it takes any number, rows 73 elements apart (more than the
+// 64 of a row of 2 steps, and odd) where it takes any row stride.
+IntrinsicCallShape call_shape(const TensorIntrinsic& row) {
+  IntrinsicCallShape shape;
+  for (int64_t e : row.extents) shape.extents.push_back(e == kAnyExtent ? 2 : e);
+  auto strides = [](const IntrinsicOperand& o) {
+    std::vector<int64_t> out = o.strides;
+    std::replace(out.begin(), out.end(), kAnyStride, int64_t{73});
+    return out;
+  };
+  shape.lhs_strides = strides(row.lhs);
+  shape.rhs_strides = strides(row.rhs);
+  shape.out_strides = strides(row.out);
+  return shape;
+}
+
+// out[o] += sum of lhs[l] * rhs[r] over the row's nest, addresses by the call's strides; the
+// elements between the rows the call addresses unchanged.
 template <class L, class R, class O>
 void expect_row_meaning(const TensorIntrinsic& row) {
   std::mt19937_64 rng(11);
-  auto span = [&](const IntrinsicOperand& o) {
-    int64_t last = 0;
-    for (size_t a = 0; a < row.extents.size(); ++a) last += (row.extents[a] - 1) * o.strides[a];
-    return static_cast<size_t>(last + 1);
-  };
-  const std::vector<L> lhs = random_elements<L>(span(row.lhs), rng);
-  const std::vector<R> rhs = random_elements<R>(span(row.rhs), rng);
-  std::vector<O> out(span(row.out));
+  const IntrinsicCallShape shape = call_shape(row);
+  const std::vector<L> lhs = random_elements<L>(static_cast<size_t>(operand_span(shape, shape.lhs_strides)), rng);
+  const std::vector<R> rhs = random_elements<R>(static_cast<size_t>(operand_span(shape, shape.rhs_strides)), rng);
+  std::vector<O> out(static_cast<size_t>(operand_span(shape, shape.out_strides)));
   for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<O>(i) - 3;
   std::vector<double> expected(out.begin(), out.end());
-  ASSERT_EQ(row.extents.size(), 2u);
-  for (int64_t a = 0; a < row.extents[0]; ++a)
-    for (int64_t b = 0; b < row.extents[1]; ++b)
-      expected[a * row.out.strides[0] + b * row.out.strides[1]] +=
-          value_of(lhs[a * row.lhs.strides[0] + b * row.lhs.strides[1]]) * value_of(rhs[a * row.rhs.strides[0] + b * row.rhs.strides[1]]);
-  row.interpret(lhs.data(), rhs.data(), out.data());
+  std::vector<int64_t> at(shape.extents.size(), 0);
+  for (size_t a = at.size();;) {
+    int64_t l = 0, r = 0, o = 0;
+    for (size_t d = 0; d < at.size(); ++d) {
+      l += at[d] * shape.lhs_strides[d];
+      r += at[d] * shape.rhs_strides[d];
+      o += at[d] * shape.out_strides[d];
+    }
+    expected[o] += value_of(lhs[l]) * value_of(rhs[r]);
+    for (a = at.size(); a > 0 && ++at[a - 1] == shape.extents[a - 1];) at[--a] = 0;
+    if (a == 0) break;
+  }
+  row.interpret(lhs.data(), rhs.data(), out.data(), shape);
   for (size_t i = 0; i < out.size(); ++i) EXPECT_EQ(static_cast<double>(out[i]), expected[i]) << row.name << " element " << i;
 }
 
 TEST(TensorizeTest, EveryRowComputesWhatItsStridesSay) {
-  ASSERT_EQ(cpu_tensor_intrinsics().size(), 5u);
+  ASSERT_EQ(cpu_tensor_intrinsics().size(), 25u);
   for (const TensorIntrinsic& row : cpu_tensor_intrinsics()) {
-    if (row.lhs.dtype == DType::BF16) {
+    const DType l = row.lhs.dtype, r = row.rhs.dtype;
+    if (l == DType::BF16) {
       expect_row_meaning<uint16_t, uint16_t, float>(row);
-    } else if (row.lhs.dtype == DType::U8) {
+    } else if (l == DType::U8 && r == DType::I8) {
       expect_row_meaning<uint8_t, int8_t, int32_t>(row);
-    } else {
-      ASSERT_EQ(row.lhs.dtype, DType::I8) << row.name;
+    } else if (l == DType::I8 && r == DType::U8) {
       expect_row_meaning<int8_t, uint8_t, int32_t>(row);
+    } else if (l == DType::I8 && r == DType::I8) {
+      expect_row_meaning<int8_t, int8_t, int32_t>(row);
+    } else {
+      ASSERT_TRUE(l == DType::U8 && r == DType::U8) << row.name;
+      expect_row_meaning<uint8_t, uint8_t, int32_t>(row);
     }
   }
 }
@@ -227,6 +262,51 @@ TEST(TensorizeTest, TheCppGeneratorPrintsTheCall) {
   EXPECT_NE(with.find("if ("), std::string::npos);
   EXPECT_NE(with.find("ansor_rt::dot_bf16x2_f32x16(&X["), std::string::npos) << with;
   EXPECT_EQ(emit_cpp_kernel(lower_for(s, without_them()), params, "k").find("ansor_rt::dot_"), std::string::npos);
+}
+
+// An AMX program: the tile product's call with the row strides it was matched with, and the
+// tile configuration once per task of a parallel loop and once around the body for calls outside
+// parallel loops, never per call.
+TEST(TensorizeTest, AmxCallsAndTheirThreadSetup) {
+  constexpr const char* kTiles = R"(
+kernel dense_tiles {
+  X = input bf16[128, 96]
+  W = const bf16[64, 96]
+  Y[i:128, j:64] = sum(k:96, f32(X[i, k]) * f32(W[j, k]))
+}
+)";
+  const Program program = test::parse(kTiles);
+  const auto dag = test::dag_of(program, "dense_tiles");
+  const Target amx = parse_target("cpu:x86_64:sapphirerapids:avx512+amx-bf16+amx-int8+amx-tile+avx512bf16+avx512vnni:t2");
+  SamplerContext ctx = SamplerContext::for_cpu(amx);
+  ctx.tensor_intrinsics = {{DType::BF16, DType::BF16, DType::F32, 32, 2, 32}};
+  const State s = default_schedule(dag, ctx);
+  const LoweredKernel k = lower_for(s, amx);
+  ASSERT_FALSE(k.tensor_calls.empty()) << to_string(k);
+  for (const auto& [loop, call] : k.tensor_calls) {
+    EXPECT_EQ(call.intrinsic->name, "amx_bf16_32x32");
+    EXPECT_EQ(call.shape.lhs_strides[1], 96);  // X's rows
+  }
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k)) << describe_steps(s);
+
+  const std::string text = emit_cpp_kernel(k, kernel_params(*dag), "k");
+  EXPECT_NE(text.find("ansor_rt::amx_dot_bf16_f32<2, 2>(&X["), std::string::npos) << text;
+  const size_t tasks = count_of(text, "ansor_rt::parallel_for("), setups = count_of(text, "ansor_rt::amx_begin()");
+  ASSERT_GE(tasks, 1u) << text;
+  EXPECT_EQ(setups, tasks) << text;
+  EXPECT_EQ(count_of(text, "ansor_rt::amx_end();"), tasks) << text;
+  EXPECT_NE(text.find("if (!(ansor_rt::amx_begin())) {"), std::string::npos) << text;
+
+  // Without parallel loops: once around the body, the kernel failing where it cannot have tiles.
+  std::vector<StepPtr> serial;
+  for (const StepPtr& step : s.steps()) {
+    auto* annotate = dynamic_cast<const AnnotateStep*>(step.get());
+    if (!annotate || annotate->annotation != IterAnnotation::Parallel) serial.push_back(step);
+  }
+  const std::string serial_text = emit_cpp_kernel(lower_for(replay(dag, serial), amx), kernel_params(*dag), "k");
+  EXPECT_EQ(count_of(serial_text, "ansor_rt::amx_begin()"), 1u) << serial_text;
+  EXPECT_NE(serial_text.find("if (!(ansor_rt::amx_begin())) return 1;"), std::string::npos) << serial_text;
+  EXPECT_EQ(count_of(serial_text, "ansor_rt::amx_end();"), 1u) << serial_text;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ansor {
 namespace {
@@ -42,6 +43,32 @@ TEST(CpuVariantTest, TheCompilerSaysWhichFeaturesALevelUses) {
   EXPECT_NE(std::find(v4.begin(), v4.end(), "avx512f"), v4.end());
   EXPECT_TRUE(missing_features(v3, v4).empty()) << "v4 runs what v3 needs";
   EXPECT_EQ(missing_features(v4, v3), (Flags{"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"}));
+}
+
+// AMX from either compiler's macros (GCC's __AMX_TILE__, clang 14's __AMXTILE__), each feature
+// once where a compiler defines both spellings.
+TEST(CpuVariantTest, AmxIsListedFromEitherCompilersMacros) {
+  int compilers = 0;
+  for (const char* path : {"", "g++"}) {
+    KernelCompiler compiler;
+    try {
+      compiler = make_kernel_compiler(path, {"-O3", "-march=sapphirerapids"});
+    } catch (const std::runtime_error&) {
+      continue;  // no g++ here
+    }
+    ++compilers;
+    SCOPED_TRACE(compiler.version);
+    const std::vector<std::string> spr = cpu_features(compiler);
+    for (const char* f : {"amx-bf16", "amx-int8", "amx-tile", "avx512bf16", "avx512vnni"})
+      EXPECT_NE(std::find(spr.begin(), spr.end(), f), spr.end()) << f;
+    compiler.flags = {"-O3", "-march=sapphirerapids", "-D__AMX_TILE__=1", "-D__AMXTILE__=1"};
+    const std::vector<std::string> both = cpu_features(compiler);
+    EXPECT_EQ(std::count(both.begin(), both.end(), "amx-tile"), 1);
+    compiler.flags = {"-O3", "-march=x86-64-v4"};
+    const std::vector<std::string> v4 = cpu_features(compiler);
+    for (const char* f : {"amx-bf16", "amx-int8", "amx-tile"}) EXPECT_EQ(std::find(v4.begin(), v4.end(), f), v4.end()) << f;
+  }
+  EXPECT_GE(compilers, 1);
 }
 
 }  // namespace

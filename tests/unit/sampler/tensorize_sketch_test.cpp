@@ -2,11 +2,14 @@
 // stage puts the intrinsic's lanes and depth innermost, tensorized; the programs annotated and
 // mutated from them keep that tile whole, lower to calls of the intrinsic for a target that has
 // it, and compute what the naive program computes. Targets without an intrinsic, and stages
-// that no intrinsic computes, are tiled as before.
+// that no intrinsic computes, are tiled as before. AMX targets tile whole tile rows: one sketch
+// per tile count, every program a call per run of reduction steps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
+#include <set>
+#include <tuple>
 #include <string>
 
 #include "lang/program.h"
@@ -158,6 +161,119 @@ TEST(TensorizeSketchTest, AvxVnniTargetsComputeIntegerProductsEightLanesAtATime)
       EXPECT_TRUE(test::computes_like(naive, k)) << kernel << "\n" << describe_steps(program);
     }
   }
+}
+
+constexpr const char* kAmxDef = R"(
+kernel dense_bias_relu_bf16 {
+  X = input bf16[32, 64]
+  W = const bf16[64, 64]
+  Bias = const f32[64]
+  S[i:32, j:64] = sum(k:64, f32(X[i, k]) * f32(W[j, k]))
+  Y[i:32, j:64] = bf16(max(S[i, j] + Bias[j], 0.0))
+}
+kernel matmul_u8s8 {
+  A = input u8[16, 128]
+  B = const i8[128, 32]
+  C[i:16, j:32] = sum(k:128, i32(A[i, k]) * i32(B[k, j]))
+}
+kernel matmul_s8s8 {
+  A = input i8[32, 64]
+  B = const i8[64, 16]
+  C[i:32, j:16] = sum(k:64, i32(A[i, k]) * i32(B[k, j]))
+}
+kernel batch_matmul_bf16 {
+  A = input bf16[2, 16, 32]
+  B = const bf16[2, 32, 32]
+  C[b:2, i:16, j:32] = sum(k:32, f32(A[b, i, k]) * f32(B[b, k, j]))
+}
+kernel ragged_rows_bf16 {
+  X = input bf16[20, 32]
+  W = const bf16[16, 32]
+  Y[i:20, j:16] = sum(k:32, f32(X[i, k]) * f32(W[j, k]))
+}
+)";
+
+const Target& amx_target() {
+  static const Target t = parse_target("cpu:x86_64:sapphirerapids:avx512+amx-bf16+amx-int8+amx-tile+avx512bf16+avx512vnni:t2");
+  return t;
+}
+
+// What the CPU backend gives the sampler for that target: the tile rows (every tile count),
+// then the dot products.
+SamplerContext amx_context() {
+  SamplerContext ctx = SamplerContext::for_cpu(amx_target());
+  for (const auto& [lhs, rhs, out, depth] : {std::tuple{DType::BF16, DType::BF16, DType::F32, 2}, std::tuple{DType::U8, DType::I8, DType::I32, 4},
+                                             std::tuple{DType::I8, DType::I8, DType::I32, 4}})
+    for (int64_t rows : {32, 16})
+      for (int64_t lanes : {32, 16}) ctx.tensor_intrinsics.push_back({lhs, rhs, out, lanes, depth, rows});
+  ctx.tensor_intrinsics.push_back({DType::BF16, DType::BF16, DType::F32, 16, 2});
+  return ctx;
+}
+
+std::shared_ptr<const ComputeDAG> amx_dag(const std::string& kernel) {
+  static const Program program = test::parse(kAmxDef);
+  return test::dag_of(program, kernel);
+}
+
+// The names of the rows a lowered program calls.
+std::vector<std::string> called_rows(const LoweredKernel& k) {
+  std::vector<std::string> names;
+  for (const auto& [loop, call] : k.tensor_calls) names.push_back(call.intrinsic->name);
+  return names;
+}
+
+TEST(TensorizeSketchTest, AmxTilesEveryCountOfTileRowsTheExtentsHold) {
+  const SamplerContext ctx = amx_context();
+  // 32 rows and 64 outputs: 2 × 2, 2 × 1, 1 × 2, 1 × 1 tiles, each fused at two levels.
+  const std::vector<Sketch> sketches = generate_sketches(amx_dag("dense_bias_relu_bf16"), ctx, SketchRules::cpu());
+  EXPECT_EQ(sketches.size(), 8u);
+  std::set<std::string> rows;
+  LowerOptions options;
+  options.target = amx_target();
+  Annotator annotator(ctx);
+  std::mt19937_64 rng(1);
+  for (const Sketch& sk : sketches) {
+    ASSERT_TRUE(tensorizes(sk.state)) << describe_steps(sk.state);
+    const LoweredKernel k = lower_state(annotator.annotate(sk.state, rng), "k", options);
+    for (const std::string& name : called_rows(k)) rows.insert(name);
+  }
+  EXPECT_EQ(rows, (std::set<std::string>{"amx_bf16_16x16", "amx_bf16_16x32", "amx_bf16_32x16", "amx_bf16_32x32"}));
+  // 16 rows of u8: only one tile of rows.
+  for (const Sketch& sk : generate_sketches(amx_dag("matmul_u8s8"), ctx, SketchRules::cpu())) EXPECT_TRUE(tensorizes(sk.state));
+}
+
+TEST(TensorizeSketchTest, AmxProgramsCallTileRowsAndComputeTheNaiveResult) {
+  const SamplerContext ctx = amx_context();
+  Annotator annotator(ctx);
+  LowerOptions options;
+  options.target = amx_target();
+  for (const char* kernel : {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8s8", "batch_matmul_bf16"}) {
+    const LoweredKernel naive = lower_state(State(amx_dag(kernel)), "naive");
+    auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(amx_dag(kernel), ctx, SketchRules::cpu()));
+    Mutator mutator(ctx, catalog);
+    std::mt19937_64 rng(7);
+    for (int draw = 0; draw < 6; ++draw) {
+      State program = sample_program(catalog->sketches(), annotator, rng);
+      for (int generation = 0; generation < 3; ++generation) {
+        const LoweredKernel k = lower_state(program, "k", options);
+        const std::vector<std::string> rows = called_rows(k);
+        ASSERT_FALSE(rows.empty()) << kernel << "\n" << describe_steps(program) << to_string(k);
+        for (const std::string& row : rows) EXPECT_EQ(row.rfind("amx_", 0), 0u) << kernel << ": " << row;
+        EXPECT_TRUE(test::computes_like(naive, k)) << kernel << "\n" << describe_steps(program);
+        std::optional<State> mutated = mutator.mutate(program, rng);
+        if (!mutated) break;
+        program = *mutated;
+      }
+    }
+    const LoweredKernel k = lower_state(default_schedule(amx_dag(kernel), ctx), "k", options);
+    ASSERT_FALSE(called_rows(k).empty()) << kernel << "\n" << to_string(k);
+    EXPECT_TRUE(test::computes_like(naive, k)) << kernel;
+  }
+  // 20 rows are no whole tile: the dot product computes them.
+  const LoweredKernel k = lower_state(default_schedule(amx_dag("ragged_rows_bf16"), ctx), "k", options);
+  const std::vector<std::string> rows = called_rows(k);
+  ASSERT_FALSE(rows.empty()) << to_string(k);
+  for (const std::string& row : rows) EXPECT_EQ(row, "avx512bf16_dot2x16");
 }
 
 }  // namespace
