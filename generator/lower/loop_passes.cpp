@@ -314,7 +314,8 @@ Stmt apply_auto_unroll(const Stmt& s, int max_steps) {
 Stmt remove_unit_loops(const Stmt& s) {
   auto* f = s->as<ForNode>();
   // A tensorized loop of one iteration stays: it is one call (of one step, for AMX).
-  if (f && f->extent == 1 && f->for_kind != ForKind::ThreadBinding && f->for_kind != ForKind::Tensorized) return remove_unit_loops(substitute(f->body, {{f->var.get(), int_imm(0)}}));
+  if (f && f->extent == 1 && f->for_kind != ForKind::ThreadBinding && f->for_kind != ForKind::Tensorized)
+    return remove_unit_loops(substitute(f->body, {{f->var.get(), int_imm(0)}}));
   return map_children(s, [](const Stmt& x) { return remove_unit_loops(x); });
 }
 

@@ -1,10 +1,10 @@
 // Tensor intrinsics: instructions that compute a small tensor operation at once (a dot product
 // of bf16 pairs or int8 quads into each lane of a vector on AVX512-BF16 and VNNI, tiles of a
-// matrix product summed over a run of reduction steps on AMX; later an MMA of tensor cores). Each is one row of a table: the loop
-// nest it computes and the operand layouts it reads, the target features it needs, how the code
-// generator prints it and what it computes for the interpreter. Lowering matches a loop nest
-// that a schedule marks `tensorize` against the rows its target offers (lower/tensorize.h); a
-// backend exposes its kind's rows (backend/backend.h).
+// matrix product summed over a run of reduction steps on AMX; later an MMA of tensor cores).
+// Each is one row of a table: the loop nest it computes and the operand layouts it reads, the
+// target features it needs, how the code generator prints it and what it computes for the
+// interpreter. Lowering matches a loop nest that a schedule marks `tensorize` against the rows
+// its target offers (lower/tensorize.h); a backend exposes its kind's rows (backend/backend.h).
 #pragma once
 
 #include <cstdint>

@@ -30,9 +30,9 @@ void interpret_dot(const void* lhs, const void* rhs, void* out, int lanes, int d
   }
 }
 
-// The wrapping sum of 32-bit integers that the integer instructions compute.
-int32_t wrapping_add(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
-float wrapping_add(float a, float b) { return a + b; }
+// The sum an instruction accumulates: f32, or i32 wrapping on overflow as the integer ones do.
+int32_t accumulate(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
+float accumulate(float a, float b) { return a + b; }
 
 // A row's nest run as it is written, with the call's extents and strides.
 template <class Lhs, class Rhs, class Out>
@@ -50,7 +50,7 @@ void interpret_nest(const void* lhs, const void* rhs, void* out, const Intrinsic
       ro += at[a] * shape.rhs_strides[a];
       oo += at[a] * shape.out_strides[a];
     }
-    o[oo] = wrapping_add(o[oo], widen_lhs(l[lo]) * widen_rhs(r[ro]));
+    o[oo] = accumulate(o[oo], widen_lhs(l[lo]) * widen_rhs(r[ro]));
     size_t a = axes;
     while (a > 0 && ++at[a - 1] == shape.extents[a - 1]) at[--a] = 0;
     if (a == 0) return;

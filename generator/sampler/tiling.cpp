@@ -256,8 +256,7 @@ State tile_row_tiling(const State& state, int stage, const TensorizeChoice& choi
   // The steps of k, the inner part of its tiling, belong to the nest: the other reductions'
   // second level comes before it.
   const int steps_node = parts[choice.k_root].back();
-  if (parts[choice.k_root].size() > 1) parts[choice.k_root].pop_back();
-  else parts[choice.k_root].clear();
+  parts[choice.k_root].pop_back();
   std::vector<int> order_nodes;
   int s_level = 0, r_level = 0;
   for (char c : std::string("SSRSR")) {
