@@ -30,12 +30,19 @@ TEST(BackendRegistryTest, EachBackendOwnsTheGeneratorOfItsLanguage) {
   EXPECT_EQ(backend_for(Target::Kind::Cuda).code_generator().source_extension(), ".cu");
 }
 
-// The CPU's table holds the dot-product rows (lower/tensor_intrinsic.h); CUDA's none yet. The
-// sampler sees the rows a target offers.
+// The CPU's table holds AMX's tile rows and the dot-product rows (lower/tensor_intrinsic.h);
+// CUDA's none yet. The sampler sees the rows a target offers, tile rows first.
 TEST(BackendRegistryTest, IntrinsicTablesAreFoundByTargetAndOfferedToTheSampler) {
   EXPECT_TRUE(backend_for(Target::Kind::Cuda).intrinsics().empty());
   EXPECT_EQ(backend_named("cuda:sm_80").intrinsics().data(), backend_for(Target::Kind::Cuda).intrinsics().data());
-  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 5u);
+  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 25u);
+  const SamplerContext amx =
+      sampler_context_for(parse_target("cpu:x86_64:sapphirerapids:avx512+amx-bf16+amx-int8+amx-tile+avx512bf16+avx512vnni:t2"));
+  ASSERT_EQ(amx.tensor_intrinsics.size(), 23u);  // 5 operand types x 4 tile counts, then 3 dot products
+  EXPECT_EQ(amx.tensor_intrinsics.front().rows, 32);
+  EXPECT_EQ(amx.tensor_intrinsics.front().lanes, 32);
+  EXPECT_EQ(amx.tensor_intrinsics.front().depth, 2);
+  EXPECT_EQ(amx.tensor_intrinsics.back().rows, 0) << "a dot product";
   EXPECT_TRUE(sampler_context_for(parse_target("cpu:x86_64:rocketlake:avx512:t2")).tensor_intrinsics.empty());
   const SamplerContext ctx = sampler_context_for(parse_target("cpu:x86_64:znver4:avx512+avx512vnni:t2"));
   ASSERT_EQ(ctx.tensor_intrinsics.size(), 2u);
