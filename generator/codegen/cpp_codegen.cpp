@@ -115,33 +115,28 @@ class CppEmitter final : public CEmitter {
     }
   }
 
+  // One row per distinct setup (the AMX rows share theirs).
   void collect_loop_setups(const ForNode& f, std::vector<const TensorIntrinsic*>& rows) const {
     // A parallel loop's tasks set up the threads that run them.
     if (const TensorCall* call = kernel_.find_tensor_call(&f)) {
-      if (!call->intrinsic->thread_setup.empty() && std::find(rows.begin(), rows.end(), call->intrinsic) == rows.end())
-        rows.push_back(call->intrinsic);
+      const TensorIntrinsic* row = call->intrinsic;
+      const bool known = std::any_of(rows.begin(), rows.end(), [&](const TensorIntrinsic* r) { return r->thread_setup == row->thread_setup; });
+      if (!row->thread_setup.empty() && !known) rows.push_back(row);
     } else if (f.for_kind != ForKind::Parallel) {
       collect_thread_setups(f.body, rows);
     }
   }
 
-  // The setup expression of each row's thread state, false where one fails (AMX's tile
-  // configuration, once per thread and kernel call rather than per call), and the teardowns.
+  // The rows' setups, false where one fails (AMX's tile configuration, once per thread and
+  // kernel call rather than per call), and their teardowns.
   static std::string setup_condition(const std::vector<const TensorIntrinsic*>& rows) {
-    std::vector<std::string> setups;
-    for (const TensorIntrinsic* row : rows)
-      if (std::find(setups.begin(), setups.end(), row->thread_setup) == setups.end()) setups.push_back(row->thread_setup);
     std::string out;
-    for (const std::string& setup : setups) out += (out.empty() ? "" : " && ") + setup;
+    for (const TensorIntrinsic* row : rows) out += (out.empty() ? "" : " && ") + row->thread_setup;
     return out;
   }
   void emit_teardowns(const std::vector<const TensorIntrinsic*>& rows) {
-    std::vector<std::string> done;
-    for (const TensorIntrinsic* row : rows) {
-      if (row->thread_teardown.empty() || std::find(done.begin(), done.end(), row->thread_teardown) != done.end()) continue;
-      line(row->thread_teardown);
-      done.push_back(row->thread_teardown);
-    }
+    for (const TensorIntrinsic* row : rows)
+      if (!row->thread_teardown.empty()) line(row->thread_teardown);
   }
 
   void emit_for(const ForNode& f) {

@@ -207,15 +207,9 @@ class Interpreter {
     // Only the elements the nest stores: a span of rows apart holds others' elements too.
     const Buffer& out = *buffer_info_.at(call.out.buffer);
     std::vector<double>& data = *ctx_->buffers.at(out.name);
-    const IntrinsicCallShape& shape = call.shape;
-    std::vector<int64_t> at(shape.extents.size(), 0);
-    for (size_t a = shape.extents.size();;) {
-      int64_t i = 0;
-      for (size_t d = 0; d < at.size(); ++d) i += at[d] * shape.out_strides[d];
+    for_each_nest_point(call.shape, [&](int64_t, int64_t, int64_t i) {
       data.at(static_cast<size_t>(parts[2].first + i)) = load_typed(out.dtype, parts[2].bytes.data(), i);
-      for (a = shape.extents.size(); a > 0 && ++at[a - 1] == shape.extents[a - 1];) at[--a] = 0;
-      if (a == 0) break;
-    }
+    });
   }
 
   // An element of the given type at position i of raw storage, to and from the interpreter's doubles.

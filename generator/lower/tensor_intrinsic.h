@@ -66,6 +66,9 @@ struct TensorIntrinsic {
 
 // The span of elements an operand of a call covers: one past the largest offset it addresses.
 int64_t operand_span(const IntrinsicCallShape& shape, const std::vector<int64_t>& strides);
+// Calls `visit` with the offsets of lhs, rhs and out at each point of the call's nest, in the
+// nest's order.
+void for_each_nest_point(const IntrinsicCallShape& shape, const std::function<void(int64_t lhs, int64_t rhs, int64_t out)>& visit);
 
 using IntrinsicTable = std::span<const TensorIntrinsic>;
 

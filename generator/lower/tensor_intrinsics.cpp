@@ -41,20 +41,7 @@ void interpret_nest(const void* lhs, const void* rhs, void* out, const Intrinsic
   const Lhs* l = static_cast<const Lhs*>(lhs);
   const Rhs* r = static_cast<const Rhs*>(rhs);
   Out* o = static_cast<Out*>(out);
-  const size_t axes = shape.extents.size();
-  std::vector<int64_t> at(axes, 0);
-  for (;;) {
-    int64_t lo = 0, ro = 0, oo = 0;
-    for (size_t a = 0; a < axes; ++a) {
-      lo += at[a] * shape.lhs_strides[a];
-      ro += at[a] * shape.rhs_strides[a];
-      oo += at[a] * shape.out_strides[a];
-    }
-    o[oo] = accumulate(o[oo], widen_lhs(l[lo]) * widen_rhs(r[ro]));
-    size_t a = axes;
-    while (a > 0 && ++at[a - 1] == shape.extents[a - 1]) at[--a] = 0;
-    if (a == 0) return;
-  }
+  for_each_nest_point(shape, [&](int64_t lo, int64_t ro, int64_t oo) { o[oo] = accumulate(o[oo], widen_lhs(l[lo]) * widen_rhs(r[ro])); });
 }
 
 float bf16_value(uint16_t x) { return ansor_rt::bf16_to_f32(x); }
@@ -160,6 +147,23 @@ int64_t operand_span(const IntrinsicCallShape& shape, const std::vector<int64_t>
   int64_t last = 0;
   for (size_t a = 0; a < shape.extents.size(); ++a) last += (shape.extents[a] - 1) * strides[a];
   return last + 1;
+}
+
+void for_each_nest_point(const IntrinsicCallShape& shape, const std::function<void(int64_t lhs, int64_t rhs, int64_t out)>& visit) {
+  const size_t axes = shape.extents.size();
+  std::vector<int64_t> at(axes, 0);
+  for (;;) {
+    int64_t lo = 0, ro = 0, oo = 0;
+    for (size_t a = 0; a < axes; ++a) {
+      lo += at[a] * shape.lhs_strides[a];
+      ro += at[a] * shape.rhs_strides[a];
+      oo += at[a] * shape.out_strides[a];
+    }
+    visit(lo, ro, oo);
+    size_t a = axes;
+    while (a > 0 && ++at[a - 1] == shape.extents[a - 1]) at[--a] = 0;
+    if (a == 0) return;
+  }
 }
 
 IntrinsicTable cpu_tensor_intrinsics() { return rows(); }
