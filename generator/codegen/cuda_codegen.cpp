@@ -216,13 +216,17 @@ class CudaEmitter final : public CEmitter {
       line(store_text(b, s.indices, expr(s.value)));
       return;
     }
-    // Every thread of the loop gets the combined value; the first stores it.
+    // Every thread of the loop gets the combined value; the first stores it, or, into a local
+    // buffer (a row's result kept for the rest of the block), every thread keeps its copy.
     const ThreadReduction& r = *s.across_threads;
     line("{");
     ++indent_;
     line(fmt::format("const {} ansor_combined = ansor_rt::reduce_across_threads<ansor_rt::Reduction::{}, {}>({}({}));",
                      compute_type(b.dtype), reduction_name(r.op), launch_->block[thread_axis(r.binding)], compute_type(b.dtype), expr(s.value)));
-    line(fmt::format("if ({} == 0) {}", var_name(r.thread.get()), store_text(b, s.indices, "ansor_combined")));
+    if (b.scope == BufferScope::Local)
+      line(store_text(b, s.indices, "ansor_combined"));
+    else
+      line(fmt::format("if ({} == 0) {}", var_name(r.thread.get()), store_text(b, s.indices, "ansor_combined")));
     --indent_;
     line("}");
   }

@@ -327,27 +327,35 @@ class Interpreter {
 
   // A reduction across the threads of a loop bound to one thread index: every thread of the block
   // takes part; the threads that differ only in that index combine their values in index order,
-  // and the first of them stores the result.
+  // and the first of them stores the result, or each of them into a local buffer of its own.
   void exec_thread_reduction(const StoreNode& st, const Buffer& b, const std::vector<int>& active) {
     if (active.size() != block_->threads.size())
       throw std::runtime_error(fmt::format("interpret: only {} of the {} threads of block {} reach the reduction across threads into '{}'",
                                            active.size(), block_->threads.size(), block_->index, b.name));
     const int axis = thread_axis(st.across_threads->binding);
-    std::map<int64_t, std::pair<int, double>> groups;  // per group (the other indices): its first thread and the value so far
+    struct Group {
+      std::vector<int> threads;
+      double value = 0;
+    };
+    std::map<int64_t, Group> groups;  // per group (the other indices): its threads and the value so far
     for (int t : active) {
       enter_thread(t);
       double value = eval(st.value);
       int64_t group = 0;
       for (int a = 2; a >= 0; --a)
         if (a != axis) group = group * block_->dims[a] + block_->coordinate(t, a);
-      auto [it, first] = groups.try_emplace(group, t, value);
-      if (!first) it->second.second = combine(st.across_threads->op, it->second.second, value);
+      Group& g = groups[group];
+      g.value = g.threads.empty() ? value : combine(st.across_threads->op, g.value, value);
+      g.threads.push_back(t);
     }
     for (const auto& [group, result] : groups) {
-      enter_thread(result.first);
-      int64_t element = offset(b, st.indices);
-      note_access(b, element, true);
-      (*ctx_->buffers.at(st.buffer))[element] = round_to(result.second, b.dtype);
+      const size_t storing = b.scope == BufferScope::Local ? result.threads.size() : 1;
+      for (size_t i = 0; i < storing; ++i) {
+        enter_thread(result.threads[i]);
+        int64_t element = offset(b, st.indices);
+        note_access(b, element, true);
+        (*ctx_->buffers.at(st.buffer))[element] = round_to(result.value, b.dtype);
+      }
     }
   }
 

@@ -12,6 +12,7 @@
 #include "dag/output_tolerance.h"
 #include "ir/expr.h"
 #include "records/record_filter.h"
+#include "schedule/steps.h"
 #include "support/file_lock.h"
 #include "support/version.h"
 
@@ -45,6 +46,22 @@ std::string default_runtime_include() {
   return ANSOR_SOURCE_RUNTIME_INCLUDE;
 }
 
+State reference_state(const std::shared_ptr<const ComputeDAG>& dag) {
+  State s(dag);
+  for (int i = 0; i < s.num_stages(); ++i) {
+    const Stage& st = s.stage(i);
+    if (st.is_placeholder() || !st.op->reduction()) continue;
+    std::vector<int> spatial, reduce;
+    for (int p = 0; p < static_cast<int>(st.leaves.size()); ++p) (st.leaf(p).kind == IterKind::Spatial ? spatial : reduce).push_back(p);
+    if (spatial.size() < 2 || reduce.empty() || st.leaf(spatial.back()).extent == 1) continue;
+    std::vector<int> order(spatial.begin(), spatial.end() - 1);
+    order.insert(order.end(), reduce.begin(), reduce.end());
+    order.push_back(spatial.back());
+    s.try_apply(std::make_shared<ReorderStep>(i, order));
+  }
+  return s;
+}
+
 std::string default_worker_path() {
   if (const char* env = std::getenv("ANSOR_MEASURE_WORKER")) return env;
   return (std::filesystem::path(executable_dir()) / "ansor-measure-worker").string();
@@ -66,7 +83,7 @@ const Measurer::Reference* Measurer::reference_for(const Candidate& c, std::stri
   const ComputeDAG& dag = c.state.dag();
   auto it = references_.find(dag.workload_key());
   if (it != references_.end()) return &it->second;
-  Candidate naive{c.kernel_name, State(c.state.dag_ptr())};
+  Candidate naive{c.kernel_name, reference_state(c.state.dag_ptr())};
   if (options_.reference_generator && !reference_builder_) {
     BuildOptions host = options_.build;
     host.work_dir = (std::filesystem::path(options_.build.work_dir) / "reference").string();

@@ -1,6 +1,8 @@
 // Thread binding of GPU programs.
 #include "sampler/gpu_binding.h"
 
+#include <algorithm>
+
 #include "sampler/program_builder.h"
 #include "schedule/steps.h"
 
@@ -82,6 +84,12 @@ void bind_gpu_threads(State& s, const GpuBindingChoices& choices) {
   for (int i = s.num_stages() - 1; i >= 0; --i) {
     const Stage& st = s.stage(i);
     if (st.is_placeholder() || st.location == ComputeLocation::Inlined) continue;
+    // Bound by its sketch already (a row-block fusion).
+    if (std::any_of(st.leaves.begin(), st.leaves.end(), [&](int leaf) {
+          IterAnnotation a = st.iters[leaf].annotation;
+          return is_thread_binding(a) || is_block_index(a);
+        }))
+      continue;
     if (int across = cross_thread_reduction_loop(s, i); across >= 0) {
       bind_cross_thread_reduction(s, i, across);
       continue;

@@ -41,12 +41,16 @@ State attach_shared_reads(const SamplerContext& ctx, State s, int stage) {
   return s;
 }
 
+// CPU: elementwise stages without branches or costly functions are computed where they are
+// read. GPU: every elementwise stage is: a stage of its own is a launch of its own and a round
+// trip through device memory, which costs far more than computing an exp twice.
 class AlwaysInline final : public SketchRule {
  public:
   std::string name() const override { return "always-inline"; }
-  Condition check(const SamplerContext&, const State& s, int stage) const override {
+  Condition check(const SamplerContext& ctx, const State& s, int stage) const override {
     const Stage& st = s.stage(stage);
-    bool inline_it = !st.is_placeholder() && st.location == ComputeLocation::Root && is_strictly_inlinable(*st.op) &&
+    bool inlinable = ctx.gpu ? !st.op->reduction() : is_strictly_inlinable(*st.op);
+    bool inline_it = !st.is_placeholder() && st.location == ComputeLocation::Root && inlinable &&
                      !s.is_kernel_output(stage) && !s.readers(stage).empty() && !s.has_attached(stage);
     return inline_it ? Condition::ApplyAndSkipRest : Condition::Pass;
   }
@@ -57,11 +61,96 @@ class AlwaysInline final : public SketchRule {
   }
 };
 
+// The position of the row loop of `target` for `op`: the loop outside the dimensions that op,
+// a reduction keeping them, reduces (its trailing extent-1 axes); for other ops the loop
+// outside the target's innermost axis. A loop further in would recompute the reduction.
+int row_position(const Operation& op, const Stage& target) {
+  int rank = static_cast<int>(op.axes.size()), first_reduced = rank;
+  if (op.reduction() && rank == target.num_spatial_roots())
+    while (first_reduced > 0 && op.axes[first_reduced - 1].extent == 1) --first_reduced;
+  return (first_reduced < rank ? first_reduced : target.num_spatial_roots() - 1) - 1;
+}
+
+// The split that the threads of `consumer`, bound by an earlier fuse_into_row_block, follow;
+// -1 where there is none.
+int row_block_split(const State& s, int consumer) {
+  const std::string& name = s.stage(consumer).op->name;
+  State replay(s.dag_ptr());
+  for (const StepPtr& step : s.steps()) {
+    auto* follow = dynamic_cast<const FollowSplitStep*>(step.get());
+    if (follow && replay.stage(follow->stage).op->name == name) return follow->src_step;
+    replay.apply(step);
+  }
+  return -1;
+}
+
+// GPU: a reduction across threads computed inside the block of its last consumer, an elementwise
+// stage whose block (blockIdx.x) is one of the reduction's rows and whose threads walk a row as
+// long as the reduction. The passes of a softmax or layer_norm then make one launch that reads
+// its row while it is in cache, every thread holding the row's results in registers. The
+// reductions fused into one consumer split their threads as the first of them did, so that all
+// of the block's threads take part in each. Empty where the stage does not fit that pattern.
+std::optional<State> fuse_into_row_block(const State& s, int stage) {
+  std::vector<int> consumers = s.consumers(stage);
+  if (consumers.empty() || s.is_kernel_output(stage)) return std::nullopt;
+  const int consumer = *std::max_element(consumers.begin(), consumers.end());
+  const Stage& c = s.stage(consumer);
+  const Stage& st = s.stage(stage);
+  if (c.location != ComputeLocation::Root || c.op->reduction() || c.leaves.empty()) return std::nullopt;
+  const int rows = row_position(*st.op, c) + 1;  // the consumer's loops over the rows; the rest walk a row
+  const int axes = c.num_spatial_roots();
+  if (rows < 1 || rows >= axes) return std::nullopt;
+  const int first_reduce = st.num_spatial_roots(), last = static_cast<int>(st.leaves.size()) - 1;
+  int64_t reduce_extent = 1, row_extent = 1;
+  for (int p = first_reduce; p <= last; ++p) reduce_extent *= st.leaf(p).extent;
+  for (int a = rows; a < axes; ++a) row_extent *= c.op->axes[a].extent;
+  if (row_extent != reduce_extent) return std::nullopt;
+  const bool fresh = c.relations.empty();
+  int split = -1;
+  if (!fresh) {
+    const bool bound_here = c.leaves.size() == 3 && c.leaf(0).annotation == IterAnnotation::BlockX &&
+                            c.leaf(2).annotation == IterAnnotation::ThreadX;
+    if (!bound_here || (split = row_block_split(s, consumer)) < 0) return std::nullopt;
+  }
+  State next = s;
+  if (last > first_reduce) {
+    std::vector<int> reduce_loops;
+    for (int p = first_reduce; p <= last; ++p) reduce_loops.push_back(p);
+    if (!next.try_apply(std::make_shared<FuseStep>(stage, reduce_loops))) return std::nullopt;
+  }
+  if (fresh) {
+    next.apply(std::make_shared<SplitStep>(stage, first_reduce, std::vector<int64_t>{0}));
+    split = static_cast<int>(next.steps().size()) - 1;
+  } else if (!next.try_apply(std::make_shared<FollowSplitStep>(stage, first_reduce, split, 1))) {
+    return std::nullopt;
+  }
+  next.apply(std::make_shared<RfactorStep>(stage, first_reduce + 1, next.stage(stage).num_spatial_roots()));
+  // The factored stage comes in before the reduction: the reduction and its consumer move one up.
+  const int reduction = stage + 1, target = consumer + 1;
+  next.apply(std::make_shared<ComputeAtStep>(stage, reduction, next.stage(reduction).num_spatial_roots()));
+  if (fresh) {
+    // One loop over the rows, one along a row.
+    std::vector<int> row_loops, along;
+    for (int p = 0; p < axes; ++p) (p < rows ? row_loops : along).push_back(p);
+    if (along.size() > 1 && !next.try_apply(std::make_shared<FuseStep>(target, along))) return std::nullopt;
+    if (rows > 1 && !next.try_apply(std::make_shared<FuseStep>(target, row_loops))) return std::nullopt;
+    if (!next.try_apply(std::make_shared<FollowSplitStep>(target, 1, split, 1)) ||
+        !next.try_apply(std::make_shared<AnnotateStep>(target, 0, IterAnnotation::BlockX)) ||
+        !next.try_apply(std::make_shared<AnnotateStep>(target, 2, IterAnnotation::ThreadX)))
+      return std::nullopt;
+  }
+  if (!next.try_apply(std::make_shared<ComputeAtStep>(reduction, target, 0)) ||
+      !next.try_apply(std::make_shared<AnnotateStep>(reduction, next.stage(reduction).num_spatial_roots(), IterAnnotation::ThreadX)))
+    return std::nullopt;
+  return next;
+}
+
 // CPU: a reduction with little spatial parallelism and a long reduction gets a variant that
 // computes partial results in parallel (rfactor), factoring out the inner or the outer part.
 // GPU: the partial results are computed by the threads of a block (cross-thread reduction), the
 // inner part of the split running on the threads so that neighbouring threads read neighbouring
-// elements.
+// elements. That is how a GPU reduces any sum longer than a warp, whatever the number of sums:
+// one thread walking a row alone reads a cache line per step, strided across the warp.
 class AddRfactor final : public SketchRule {
  public:
   std::string name() const override { return "rfactor"; }
@@ -69,7 +158,9 @@ class AddRfactor final : public SketchRule {
     const Stage& st = s.stage(stage);
     if (st.is_placeholder() || st.location != ComputeLocation::Root || !st.op->reduction() || ansor::needs_multi_level_tiling(*st.op))
       return Condition::Pass;
-    if (!st.relations.empty() || !has_more_reduction_parallel(*st.op, ctx.parallelism)) return Condition::Pass;
+    if (!st.relations.empty()) return Condition::Pass;
+    bool worth_it = ctx.gpu ? reduction_size(*st.op) > ctx.gpu_limits.warp_size : has_more_reduction_parallel(*st.op, ctx.parallelism);
+    if (!worth_it) return Condition::Pass;
     return ctx.gpu ? Condition::ApplyAndSkipRest : Condition::Apply;
   }
   Successors apply(const SamplerContext& ctx, const State& s, int stage) const override {
@@ -95,19 +186,11 @@ class AddRfactor final : public SketchRule {
       }
       out.push_back({next, stage - 1});
     }
+    if (ctx.gpu)
+      if (std::optional<State> fused = fuse_into_row_block(s, stage)) out.push_back({*fused, stage - 1});
     return out;
   }
 };
-
-// The position of the row loop of `target` for `op`: the loop outside the dimensions that op,
-// a reduction keeping them, reduces (its trailing extent-1 axes); for other ops the loop
-// outside the target's innermost axis. A loop further in would recompute the reduction.
-int row_position(const Operation& op, const Stage& target) {
-  int rank = static_cast<int>(op.axes.size()), first_reduced = rank;
-  if (op.reduction() && rank == target.num_spatial_roots())
-    while (first_reduced > 0 && op.axes[first_reduced - 1].extent == 1) --first_reduced;
-  return (first_reduced < rank ? first_reduced : target.num_spatial_roots() - 1) - 1;
-}
 
 // The stage computed inside the row loop of its last consumer, so that a normalisation's
 // passes (reductions over a row, then the elementwise pass) each read a row while it is in

@@ -188,6 +188,29 @@ std::string cuda_unit(const std::vector<const GpuProgram*>& programs) {
   return source;
 }
 
+// A softmax or layer_norm over long rows is one launch by default: a block per row, whose
+// threads reduce the row together for each statistic and keep the results in registers, every
+// thread storing its copy (a store by the first thread alone would leave the others without).
+TEST(CudaProgramsTest, NormalisationsOverLongRowsAreOneLaunchWithTheRowsResultsInRegisters) {
+  for (const char* kernel : {"softmax_long_rows", "layer_norm_long_rows"}) {
+    const GpuProgram* p = nullptr;
+    for (const GpuProgram& candidate : gpu_programs().programs)
+      if (candidate.symbol == std::string("default_") + kernel) p = &candidate;
+    ASSERT_NE(p, nullptr) << kernel;
+    EXPECT_EQ(p->lowered.launches.size(), 1u) << kernel;
+    int into_registers = 0;
+    has(p->lowered.body, [&](const Stmt& s) {
+      auto* st = s->as<StoreNode>();
+      if (st && st->across_threads && p->lowered.find_buffer(st->buffer)->scope == BufferScope::Local) ++into_registers;
+      return false;
+    });
+    EXPECT_EQ(into_registers, 2) << kernel;
+    const std::string source = cuda_unit({p});
+    EXPECT_FALSE(std::regex_search(source, std::regex(R"(if \(\w+ == 0\) \w+\[)"))) << source;
+    EXPECT_TRUE(std::regex_search(source, std::regex(R"(\n\s*\w+\[0\] = ansor_combined;)"))) << source;
+  }
+}
+
 // nvcc's output compiling `source` for `arch` with ptxas's resource report; fails the test on an
 // error.
 std::string compile_with_nvcc(const std::string& nvcc, const std::string& source, const std::string& arch) {

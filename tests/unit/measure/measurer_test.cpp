@@ -4,6 +4,7 @@
 #include "measure/measurer.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -13,6 +14,8 @@
 
 #include "codegen/cpp_generator.h"
 #include "lang/program.h"
+#include "lower/interpreter.h"
+#include "lower/lower.h"
 #include "measure/host_target.h"
 #include "records/record_filter.h"
 #include "sampler/annotation.h"
@@ -70,6 +73,42 @@ class MeasurerTest : public ::testing::Test {
   Program program_;
   std::shared_ptr<const ComputeDAG> dag_;
 };
+
+// The reference walks a matmul's rows (i, k, j) rather than its columns, and adds the same terms
+// in the same order as the naive program: its outputs are the naive program's, bit for bit. A
+// reduction with one spatial loop (a softmax's row maximum) keeps its order.
+TEST_F(MeasurerTest, TheReferenceIsTheNaiveProgramsSumsWalkedByRows) {
+  Program p = test::parse(R"(
+kernel mm {
+  A = input f32[12, 20]
+  B = input f32[20, 9]
+  C[i:12, j:9] = sum(k:20, A[i, k] * B[k, j])
+}
+kernel sm {
+  X = input f32[5, 30]
+  Y = softmax(X)
+}
+)");
+  for (const Kernel& k : p.kernels) {
+    auto dag = std::make_shared<const ComputeDAG>(k.dag);
+    State reference = reference_state(dag);
+    LoweredKernel naive = lower_state(State(dag), "naive");
+    LoweredKernel walked = lower_state(reference, "reference");
+    std::vector<std::vector<double>> expected = test::random_args(naive, 3);
+    std::vector<std::vector<double>> got = expected;
+    interpret(naive, expected);
+    interpret(walked, got);
+    EXPECT_EQ(got, expected) << k.name;
+    if (k.name == "mm") {
+      const Stage& c = reference.stage(reference.find_stage("C"));
+      std::vector<std::string> loops;
+      for (int leaf : c.leaves) loops.push_back(c.iters[leaf].name);
+      EXPECT_EQ(loops, (std::vector<std::string>{"i", "k", "j"}));
+    } else {
+      EXPECT_TRUE(reference.steps().empty()) << k.name;
+    }
+  }
+}
 
 TEST_F(MeasurerTest, PlantedFaultsBecomeRecordsOfTheirKind) {
   auto measurer = make_measurer(3);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "lang/program.h"
 #include "schedule/steps.h"
@@ -240,6 +241,51 @@ TEST_F(SketchTest, GpuTilingIsSsssrrsrsWithSharedMemoryReads) {
     EXPECT_EQ(s.state.stage(tiled).iters[cache.attach_iter].name, "k.0");
   }
   EXPECT_TRUE(shared);
+}
+
+// On GPUs every elementwise stage is inlined, costly or not; each reduction of a normalisation
+// is reduced across threads, at the root or inside the block of its consumer, one block per row
+// (of one axis or several) with the row across its threads. The reductions fused into one block split their threads as
+// the first of them did.
+TEST_F(SketchTest, GpuNormalisationsReduceAcrossThreadsWithinTheBlockOfTheirRow) {
+  ctx_.gpu = true;
+  const std::map<std::string, std::pair<std::string, std::string>> reductions = {
+      {"softmax", {"Y.sum", "Y.max"}}, {"layer_norm", {"Y.sqsum", "Y.sum"}}, {"layer_norm_2d", {"Y.sqsum", "Y.sum"}}};
+  for (const auto& [kernel, stages] : reductions) {
+    std::vector<Sketch> sk = sketches(kernel, SketchRules::gpu());
+    EXPECT_EQ(sk.size(), 3u) << kernel;
+    int fused = 0;
+    for (const Sketch& s : sk) {
+      if (kernel == "softmax") {
+        EXPECT_EQ(s.state.stage(s.state.find_stage("Y.exp")).location, ComputeLocation::Inlined);
+      }
+      for (const std::string& stage : {stages.first, stages.second}) EXPECT_GE(s.state.find_stage(stage + ".rf"), 0) << kernel << " " << stage;
+      const int y = s.state.find_stage("Y");
+      const Stage& first = s.state.stage(s.state.find_stage(stages.first));
+      const Stage& second = s.state.stage(s.state.find_stage(stages.second));
+      if (second.location != ComputeLocation::At) continue;
+      // The second is fused only where the first is: it follows the first's split.
+      ASSERT_EQ(first.location, ComputeLocation::At) << kernel;
+      ++fused;
+      for (const Stage* st : {&first, &second}) {
+        EXPECT_EQ(st->attach_stage, y);
+        EXPECT_EQ(st->attach_iter, s.state.stage(y).leaves[0]);
+        EXPECT_EQ(st->leaf(static_cast<int>(st->leaves.size()) - 1).annotation, IterAnnotation::ThreadX);
+      }
+      // A row over several axes is walked as one loop.
+      const std::string along = kernel == "layer_norm_2d" ? "i1@i2" : "i1";
+      EXPECT_EQ(loops(s.state, "Y"), (std::vector<std::string>{"i0", along + ".0", along + ".1"}));
+      EXPECT_EQ(s.state.stage(y).leaf(0).annotation, IterAnnotation::BlockX);
+      EXPECT_EQ(s.state.stage(y).leaf(2).annotation, IterAnnotation::ThreadX);
+      int first_split = -1, follows = 0;
+      for (size_t k = 0; k < s.state.steps().size(); ++k) {
+        if (first_split < 0 && dynamic_cast<const SplitStep*>(s.state.steps()[k].get())) first_split = static_cast<int>(k);
+        if (auto* f = dynamic_cast<const FollowSplitStep*>(s.state.steps()[k].get())) follows += f->src_step == first_split;
+      }
+      EXPECT_EQ(follows, first.location == ComputeLocation::At ? 2 : 0) << kernel;
+    }
+    EXPECT_EQ(fused, 1) << kernel;
+  }
 }
 
 // A user's rule: reductions of `norm` are split by 8 before anything else happens to them.
