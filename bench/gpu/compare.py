@@ -9,6 +9,7 @@ kernels compare with fp32 libraries); cuDNN picks its fastest algorithm (benchma
 
   compare.py KERNELS_JSON OURS_JSON [--min-seconds S] > table.md
 KERNELS_JSON: `ansor-gen list gpu.def --json`; OURS_JSON: `ansor-gen cache stats CACHE --json`.
+Then the libraries' f16 and bf16 matmul with tensor cores, for reference.
 """
 import argparse
 import json
@@ -86,6 +87,16 @@ def main():
         mine_text = f"{mine * 1e3:.4f}" if mine else "no record"
         print(f"| {k['name']} | {w['trials'] if w else 0} | {mine_text} | {implementation} | {library * 1e3:.4f} | {ratio} |")
         sys.stdout.flush()
+    # Where tensor cores put the libraries (issue 29's f16 goal), with the same protocol.
+    n = 4096
+    print(f"\nLibraries with tensor cores, {n}x{n}x{n} matmul (the goal of a tensor-core path):\n")
+    print("| dtype | library | ms | TFLOP/s |")
+    print("|---|---|---:|---:|")
+    for dtype in (torch.float16, torch.bfloat16):
+        a = torch.rand(n, n, device="cuda", dtype=dtype)
+        b = torch.rand(n, n, device="cuda", dtype=dtype)
+        seconds = time_call(lambda: torch.matmul(a, b), 3 * n * n * a.element_size(), l2_bytes, options.min_seconds)
+        print(f"| {str(dtype).removeprefix('torch.')} | cuBLAS (torch.matmul) | {seconds * 1e3:.4f} | {2 * n**3 / seconds / 1e12:.0f} |")
 
 
 if __name__ == "__main__":
