@@ -7,7 +7,8 @@
 # the best programs and what ptxas makes of them, and writes into $OUT at most the 8 files a lent
 # machine gives back:
 #   table.md         ours against the libraries
-#   cuda-sm_XX.jsonl the records (this run's and the repository's), to copy into cache/
+#   cuda-sm_XX.jsonl the records (this run's and the repository's), to copy into cache/, and
+#                    beside them the cost model the tuner saved (cuda-sm_XX.model.ubj)
 #   tune.log         the tuning's progress
 #   details.tgz      the GPU's name, the kernel list, the cache statistics, the best programs'
 #                    .cu sources and ptxas's report of their registers, spills and shared memory
