@@ -96,6 +96,9 @@ std::vector<NamedPreparer> onednn_preparers(const std::string& op, const ansor_k
   if (op == "densebf16biasrelu") return one(onednn_dense(x[0], x[1], w[0], DenseEpilogue::BiasRelu, data_types(k)));
   if (op == "matmulu8s8") return one(onednn_matmul(1, x[0], x[1], w[1], true, data_types(k)));
   if (op == "conv3x3bf16") return one(onednn_convolution(nhwc_convolution(k, 1, 1, 1)));
+  // Batched products of two activations (attention's probabilities times its values): the second
+  // operand is an input, laid out by the library as it chooses outside the timing, as the first.
+  if (op == "bmmbf16" || op == "bmmu8s8") return one(onednn_matmul(x[0], x[1], x[2], w[2], false, data_types(k)));
   if (op == "conv_layer") return one(onednn_conv_batch_norm_relu(nhwc_convolution(k, 1, 1, 1), 1e-5));  // batch_norm's default eps
   if (op == "gmm") return one(onednn_matmul(x[0], x[1], x[2], w[2], false));
   if (op == "softmax") return one(onednn_softmax(x, static_cast<int>(x.size()) - 1));

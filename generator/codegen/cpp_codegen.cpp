@@ -478,9 +478,15 @@ class CppEmitter final : public CEmitter {
   }
 
   // A bf16-typed value as a float vector where it has one: a contiguous load of a bf16 buffer
-  // (widened exactly), or an f32 value converted to bf16 (rounded in every lane).
+  // (widened exactly), an f32 value converted to bf16 (rounded in every lane), or a choice
+  // between such values by a condition the same in every lane (a padding's test of its row and
+  // column, the channels in the lanes), only the chosen side evaluated.
   std::optional<VectorCode> bf16_vector_value(const Expr& e, const VarNode* v, int lanes) {
     if (e->dtype != DType::BF16) return std::nullopt;
+    if (auto* s = e->as<SelectNode>(); s && !uses_var(s->cond, v))
+      return VectorCode{fmt::format("({} ? {} : {})", expr(s->cond), broadcast(vector_value(s->true_value, v, lanes), e->dtype, lanes),
+                                    broadcast(vector_value(s->false_value, v, lanes), e->dtype, lanes)),
+                        true};
     if (auto* l = e->as<LoadNode>()) {
       const Buffer& b = buffer(l->tensor);
       Expr flat = flat_expr(b, l->indices);

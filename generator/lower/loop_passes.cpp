@@ -331,6 +331,34 @@ Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements, int64_t max_el
   return make_seq(std::move(copies));
 }
 
+namespace {
+
+class GuardDecider {
+ public:
+  Stmt run(const Stmt& s) {
+    if (auto* f = s->as<ForNode>()) {
+      ranges_[f->var.get()] = Interval::range(f->extent);
+      Stmt body = run(f->body);
+      ranges_.erase(f->var.get());
+      return make_for_like(*f, body);
+    }
+    Stmt out = map_children(s, [this](const Stmt& x) { return run(x); });
+    auto* i = out->as<IfThenElseNode>();
+    if (!i) return out;
+    const Expr cond = simplify(i->cond, ranges_);
+    if (is_const_int(cond, 1)) return i->then_case;
+    if (is_const_int(cond, 0)) return i->else_case ? i->else_case : make_seq({});
+    return out;
+  }
+
+ private:
+  RangeMap ranges_;
+};
+
+}  // namespace
+
+Stmt decide_guards(const Stmt& s) { return GuardDecider().run(s); }
+
 Stmt legalize_vector_loops(const LoweredKernel& kernel, const Stmt& s) { return VectorLegalizer(kernel).run(s); }
 
 void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes) {
@@ -343,7 +371,7 @@ void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled) {
   kernel.body = unroll_partial_result_combines(kernel, kernel.body);
   // Peeled first: an unswitch in the loop around a vector loop would hide the pattern.
   kernel.body = VectorTailPeeler().run(kernel.body);
-  if (expand_unrolled) kernel.body = expand_unrolled_loops(unswitch_ragged_guards(kernel.body));
+  if (expand_unrolled) kernel.body = decide_guards(expand_unrolled_loops(unswitch_ragged_guards(kernel.body)));
   kernel.body = legalize_vector_loops(kernel, kernel.body);
   place_local_buffers(kernel);
   for (LoweredKernel& packer : kernel.packers) finish_loop_program(packer, expand_unrolled);

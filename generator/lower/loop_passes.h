@@ -40,6 +40,11 @@ Stmt remove_unit_loops(const Stmt& s);
 // others stay loops that the compiler is asked to unroll.
 Stmt expand_unrolled_loops(const Stmt& s, int64_t max_statements = kMaxExpandedStatements, int64_t max_elements = kMaxUnrolledElements);
 
+// Guards that the loops around them decide dropped (their statements kept or removed): the
+// copies of an unrolled loop fix its variable, and a ragged reduction's guard inside them holds
+// on every copy but the last, which unswitching leaves to this pass (it copies no unrolled loop).
+Stmt decide_guards(const Stmt& s);
+
 // A vectorized loop keeps that kind only where a code generator can write it as vector
 // statements: 2 to kMaxVectorLanes lanes (a power of two), a body of stores (under conditions
 // that do not depend on the loop) of which each lane stores its own element of a non-bool
@@ -66,10 +71,10 @@ void place_local_buffers(LoweredKernel& kernel, int64_t max_stack_bytes = kMaxSt
 // results unrolled first (kMaxCombinedPartialResults); the ragged tails of vector loops peeled
 // (a serial loop around a vectorized loop guarded per lane runs unguarded vectors while the
 // guard provably holds for every lane and keeps the guard for the remaining iterations only);
-// for the program as compiled (expand_unrolled), ragged tiles unswitched and unrolled loops
-// written out; the vector loops legalised last (the partial vectors left masked). When expand_unrolled is false (the features'
-// view: one row per statement of the schedule), unrolled loops stay loops and guards stay where
-// lowering put them.
+// for the program as compiled (expand_unrolled), ragged tiles unswitched, unrolled loops
+// written out and the guards their copies decide dropped; the vector loops legalised last (the
+// partial vectors left masked). When expand_unrolled is false (the features' view: one row per
+// statement of the schedule), unrolled loops stay loops and guards stay where lowering put them.
 void finish_loop_program(LoweredKernel& kernel, bool expand_unrolled = true);
 
 }  // namespace ansor

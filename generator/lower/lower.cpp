@@ -65,6 +65,10 @@ class Lowerer {
     };
     for (int i : dag.inputs()) param(i, false);
     for (int o : dag.outputs()) param(o, true);
+    for (const PackedLayout& p : k.packed_in_kernel) {
+      const DType dtype = state_.stage(state_.find_stage(p.tensor)).op->dtype;
+      k.buffers.push_back({p.buffer, dtype, p.shape, row_major_strides(p.shape), BufferScope::Workspace, false, false});
+    }
     for (int s = 0; s < state_.num_stages(); ++s) {
       const Stage& st = state_.stage(s);
       if (!info(s).computed || state_.is_kernel_output(s)) continue;
@@ -203,6 +207,10 @@ class Lowerer {
       if (index.empty() || !consistent) continue;
       PackedLayout layout;
       layout.tensor = st.op->name;
+      // Packed by the kernel itself, the copy is a workspace whose coordinates are the packing
+      // loops' own, never the consumer's loop variables.
+      const bool in_kernel = !st.op->is_const;
+      layout.buffer = in_kernel ? st.op->name + ".packed" : st.op->name;
       std::vector<const VarNode*> loops = info(c).scope;
       for (int leaf : state_.stage(c).leaves) loops.push_back(info(c).vars[leaf].get());
       VarMap to_packer;
@@ -216,7 +224,7 @@ class Lowerer {
         const std::vector<LoopPart> parts = parts_read_by(index, v);
         Expr value;
         for (size_t i = 0; i < parts.size(); ++i) {
-          Var digit = parts.size() == 1 ? loop : make_var(nest_.unique_var_name(v->name + "_" + std::to_string(i)));
+          Var digit = parts.size() == 1 && !in_kernel ? loop : make_var(nest_.unique_var_name(v->name + "_" + std::to_string(i)));
           int64_t extent = (nest_.loop_extent(v) + parts[i].divisor - 1) / parts[i].divisor;
           Expr access = parts[i].divisor > 1 ? div(loop, int_imm(parts[i].divisor)) : Expr(loop);
           if (parts[i].modulus > 0) {
@@ -233,9 +241,10 @@ class Lowerer {
       }
       for (const Expr& e : index) layout.source_index.push_back(to_packer.empty() ? e : simplify(substitute(e, to_packer)));
       if (layout.coords.empty() || replicates(layout, *st.op)) continue;
-      k.packed_inputs.push_back(std::move(layout));
+      (in_kernel ? k.packed_in_kernel : k.packed_inputs).push_back(std::move(layout));
     }
-    for (const PackedLayout& p : k.packed_inputs) packed_.push_back(&p);
+    for (const auto* packed : {&k.packed_inputs, &k.packed_in_kernel})
+      for (const PackedLayout& p : *packed) packed_.push_back(&p);
   }
 
   // Rewrites loads into buffer coordinates (region-relative for local buffers, loop coordinates
@@ -245,7 +254,7 @@ class Lowerer {
       auto* l = n->as<LoadNode>();
       if (!l) return nullptr;
       for (const PackedLayout* p : packed_)
-        if (p->tensor == l->tensor) return load(l->tensor, l->dtype, p->access);
+        if (p->tensor == l->tensor) return load(p->buffer, l->dtype, p->access);
       int p = state_.find_stage(l->tensor);
       if (p < 0 || !info(p).local) return nullptr;
       std::vector<Expr> idx;
@@ -277,6 +286,14 @@ class Lowerer {
     for (int d = 0; d < st.num_spatial_roots(); ++d)
       if (!Interval::range(in.region_extent[d]).contains(bound_of(in.offsets[d], nest_.ranges()))) return false;
     VarMap values = nest_.root_values(s);
+    RangeMap ranges = nest_.ranges();
+    // A ragged reduction keeps its own guards (make_guards), whatever the tile overshoots: its
+    // loads reach only the reduction's extent.
+    if (const ReduceNode* r = st.op->reduction())
+      for (size_t i = 0; i < r->axes.size(); ++i) {
+        values[st.num_spatial_roots() + i].second = r->axes[i].var;
+        ranges[r->axes[i].var.get()] = Interval::range(r->axes[i].extent);
+      }
     std::vector<Expr> computed;
     if (auto* r = in.body->as<ReduceNode>()) {
       computed.push_back(r->source);
@@ -284,7 +301,7 @@ class Lowerer {
     } else {
       computed.push_back(in.body);
     }
-    for (Expr& e : computed) e = simplify(to_buffer_coords(substitute(e, values)), nest_.ranges());
+    for (Expr& e : computed) e = simplify(to_buffer_coords(substitute(e, values)), ranges);
     for (const Expr& e : computed) {
       bool traps = false;
       visit_pre_order(e, [&traps](const Expr& n) {
@@ -297,7 +314,7 @@ class Lowerer {
         if (l->tensor == st.op->name) continue;
         const std::vector<int64_t>* shape = nullptr;
         for (const PackedLayout* p : packed_)
-          if (p->tensor == l->tensor) shape = &p->shape;
+          if (p->buffer == l->tensor) shape = &p->shape;
         int p = state_.find_stage(l->tensor);
         if (!shape && p >= 0 && info(p).local) {
           if (!overshoots_unguarded(p)) return false;
@@ -306,7 +323,7 @@ class Lowerer {
         if (!shape && p >= 0) shape = &state_.stage(p).op->shape;
         if (!shape || shape->size() != l->indices.size()) return false;
         for (size_t d = 0; d < l->indices.size(); ++d)
-          if (!Interval::range((*shape)[d]).contains(bound_of(l->indices[d], nest_.ranges()))) return false;
+          if (!Interval::range((*shape)[d]).contains(bound_of(l->indices[d], ranges))) return false;
       }
     }
     overshoots_[s] = true;
@@ -667,6 +684,20 @@ LoweredKernel lower_state(const State& state, const std::string& function_name, 
   for (const PackedLayout& layout : k.packed_inputs) {
     const Operation& op = *state.stage(state.find_stage(layout.tensor)).op;
     k.packers.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor, gpu));
+  }
+  if (gpu && !k.packed_in_kernel.empty())
+    throw InvalidState(fmt::format("cannot lower the schedule: '{}' is not const; a GPU kernel packs only const inputs (by the caller)",
+                                   k.packed_in_kernel.front().tensor));
+  // Each call packs its non-const inputs first, in the packers' loops (the outermost parallel
+  // where the tensor is large), then computes.
+  std::vector<Stmt> body;
+  for (const PackedLayout& layout : k.packed_in_kernel) {
+    const Operation& op = *state.stage(state.find_stage(layout.tensor)).op;
+    body.push_back(lower_packing(layout, op.dtype, op.shape, function_name + "_pack_" + layout.tensor).body);
+  }
+  if (!body.empty()) {
+    body.push_back(k.body);
+    k.body = make_seq(std::move(body));
   }
   finish_loop_program(k, options.expand_unrolled_loops);
   take_codegen_decisions(k, options.target);

@@ -33,15 +33,18 @@ struct Buffer {
   int64_t num_elements() const;  // the span its strides address, padding included
 };
 
-// A const input stored in the loop order of its consumer: element `coords` (variables with
+// An input stored in the loop order of its consumer: element `coords` (variables with
 // extents `shape`, iterated by the packing program) of the packed tensor holds the plain
 // tensor's element at `source_index` (expressions of coords; out of bounds where a ragged loop
 // overshoots, which packs as 0). The consumer reads element `access`, expressions of its loop
 // variables: a coordinate is a loop itself or, for a fused loop of which the tensor's index uses
 // only a part, that part ((loop / d) % m), so loops that do not index the tensor never
-// replicate it.
+// replicate it. A const input is packed once by the caller (the library's pack function) and
+// passed packed; any other input is packed by the kernel itself, at the start of each call, into
+// a workspace named `buffer`.
 struct PackedLayout {
   std::string tensor;
+  std::string buffer;  // what the consumer reads: the tensor itself, or its workspace copy
   std::vector<Var> coords;
   std::vector<int64_t> shape;
   std::vector<Expr> source_index;
@@ -124,6 +127,8 @@ struct LoweredKernel {
   std::vector<PackedLayout> packed_inputs;
   // Per packed input, the program that packs it: parameters (plain tensor, packed tensor).
   std::vector<LoweredKernel> packers;
+  // Inputs that are not const, packed by the body's first statements into workspaces.
+  std::vector<PackedLayout> packed_in_kernel;
   Stmt body;
   // Per stored buffer, the auto_unroll_max_step its statements were unrolled under: the largest
   // of its stage's and those of the stages it is computed inside (absent: none). The unrolled

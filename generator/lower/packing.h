@@ -1,5 +1,6 @@
-// The loop program that packs a const input into the layout its consumer's loops read
-// (layout_rewrite): the body of the library's pack function, and what tests interpret.
+// The loop program that packs an input into the layout its consumer's loops read
+// (layout_rewrite): for a const input the body of the library's pack function, for another the
+// first statements of the kernel's body; and what tests interpret.
 #pragma once
 
 #include <string>
@@ -9,7 +10,8 @@
 
 namespace ansor {
 
-// A kernel with two parameters, the plain tensor and its packed form. Packed elements whose
+// A kernel with two parameters, the plain tensor and its packed form `<tensor>.packed` (the
+// name of the workspace an in-kernel pack fills, PackedLayout::buffer). Packed elements whose
 // source is out of bounds (loops of ragged splits overshoot) are 0. For a GPU program (`gpu`),
 // the packed elements are spread over blocks of threads, one element each.
 LoweredKernel lower_packing(const PackedLayout& layout, DType dtype, const std::vector<int64_t>& plain_shape, const std::string& name,

@@ -174,7 +174,7 @@ void Annotator::choose_memory_hints(State& s, std::mt19937_64& rng) {
 void Annotator::rewrite_layouts(State& s) {
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
-    if (!st.is_placeholder() || !st.op->is_const) continue;
+    if (!st.is_placeholder() || !(st.op->is_const || is_tensorized_rhs(s, i))) continue;
     std::vector<int> consumers = s.consumers(i);
     if (consumers.size() == 1 && is_tiled(s.stage(consumers[0]))) s.try_apply(std::make_shared<LayoutRewriteStep>(i));
   }

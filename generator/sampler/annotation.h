@@ -40,6 +40,8 @@ class Annotator {
   // reductions of one tensor (the first pass over a row), not products; and elementwise stages
   // at the root that store a kernel output of that size, stores that bypass the caches.
   void choose_memory_hints(State& s, std::mt19937_64& rng);
+  // Const inputs read by one tiled stage, and the rhs of tensorized stages, are packed in its
+  // loop order.
   void rewrite_layouts(State& s);
 
   SamplerContext ctx_;

@@ -204,7 +204,7 @@ State default_schedule(const std::shared_ptr<const ComputeDAG>& dag, const Sampl
   }
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
-    if (!st.is_placeholder() || !st.op->is_const) continue;
+    if (!st.is_placeholder() || !(st.op->is_const || is_tensorized_rhs(s, i))) continue;
     std::vector<int> consumers = s.consumers(i);
     if (consumers.size() == 1 && !s.stage(consumers[0]).relations.empty()) s.try_apply(std::make_shared<LayoutRewriteStep>(i));
   }

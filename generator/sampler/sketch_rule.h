@@ -79,11 +79,11 @@ State multi_level_tiling(const State& state, int stage, const std::string& struc
 // How a tiling candidate's tiles are computed by a tensor intrinsic of the target: its
 // reduction sums products of two loads converted to its type, lhs * rhs in the option's types
 // (either order), with lhs contiguous along reduction axis `k` (its last index is k) and not
-// reading the innermost output axis, and rhs a const input (packed by layout rewrite into the
-// intrinsic's layout) that reads both; the innermost output axis and k are whole multiples of
-// the option's lanes and depth. A tile row (AMX) also takes `rows` of lhs along the spatial axis
-// `m`: lhs an input that reads it, rhs not, its extent a whole multiple of the rows, and k of
-// tile rows.
+// reading the innermost output axis, and rhs an input that reads both (packed by layout rewrite
+// into the intrinsic's layout: a const one by the caller, another by the kernel on each call);
+// the innermost output axis and k hold at least one call (ragged edges are padded). A tile row
+// (AMX) also takes `rows` of lhs along the spatial axis `m`: lhs an input that reads it, rhs
+// not; its extent, the output axis and k are whole multiples of the rows, lanes and tile rows.
 struct TensorizeChoice {
   TensorizeOption option;
   int k_root = -1;  // the stage's root iterator of axis k
@@ -93,6 +93,10 @@ struct TensorizeChoice {
 // tile counts; the largest tile last), else the first dot-product row that does; empty where
 // none does.
 std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage);
+
+// Whether input stage `input` is the rhs of a tensorized stage, read along its innermost
+// output axis (the intrinsic's lanes): layout rewrite then packs it, also where it is not const.
+bool is_tensorized_rhs(const State& state, int input);
 
 // multi_level_tiling's SSRSRS for a stage `choice` computes by an intrinsic: k is first split by
 // the intrinsic's depth, its outer part tiled in two levels, every other reduction axis too, and

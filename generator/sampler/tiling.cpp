@@ -177,7 +177,10 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
   const int64_t n_extent = op.axes.back().extent;
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {
     const bool tile = option.rows > 0;
-    if (option.out != op.dtype || n_extent % option.lanes != 0) continue;
+    // A dot product's ragged edges cost nothing to pad: the packed weights are zero past
+    // them, and the outputs past them land in the tile's local buffer (or are guarded, and
+    // computed without the instruction). A tile row needs whole tiles (docs/tensor_intrinsics.md).
+    if (option.out != op.dtype || n_extent < option.lanes || (tile && n_extent % option.lanes != 0)) continue;
     if (!tile && (!dots.empty() || stage_vector_lanes(st, ctx.vector_lanes) % option.lanes != 0)) continue;
     const int64_t k_step = tile ? 16 * option.depth : option.depth;
     for (const auto& [lhs, rhs] : {std::pair{a, b}, std::pair{b, a}}) {
@@ -186,7 +189,7 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
       int k_axis = -1;
       for (size_t r = 0; r < red->axes.size(); ++r)
         if (red->axes[r].var.get() == k) k_axis = static_cast<int>(r);
-      if (k_axis < 0 || red->axes[k_axis].extent % k_step != 0) continue;
+      if (k_axis < 0 || red->axes[k_axis].extent < k_step || (tile && red->axes[k_axis].extent % k_step != 0)) continue;
       bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
       for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
       for (const Expr& i : rhs->indices) {
@@ -194,9 +197,7 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
         rhs_reads_k = rhs_reads_k || uses_var(i, k);
       }
       const int rhs_stage = state.find_stage(rhs->tensor);
-      if (lhs_reads_n || !rhs_reads_n || !rhs_reads_k || rhs_stage < 0 || !state.stage(rhs_stage).is_placeholder() ||
-          !state.stage(rhs_stage).op->is_const)
-        continue;
+      if (lhs_reads_n || !rhs_reads_n || !rhs_reads_k || rhs_stage < 0 || !state.stage(rhs_stage).is_placeholder()) continue;
       TensorizeChoice choice{option, st.num_spatial_roots() + k_axis};
       if (tile) {
         // The tile's rows are lhs rows in memory: lhs is read as it is stored (not through an
@@ -215,6 +216,22 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
   // last, where the default schedule takes its sketch.
   std::reverse(tiles.begin(), tiles.end());
   return tiles.empty() ? dots : tiles;
+}
+
+bool is_tensorized_rhs(const State& state, int input) {
+  const std::vector<int> consumers = state.consumers(input);
+  if (!state.stage(input).is_placeholder() || consumers.size() != 1) return false;
+  const Stage& c = state.stage(consumers[0]);
+  const bool tensorized =
+      std::any_of(c.leaves.begin(), c.leaves.end(), [&](int node) { return c.iters[node].annotation == IterAnnotation::Tensorize; });
+  if (!tensorized || c.op->axes.empty()) return false;
+  const VarNode* lanes = c.op->axes.back().var.get();
+  for (const LoadNode* l : collect_loads(c.op->body)) {
+    if (l->tensor != state.stage(input).op->name) continue;
+    for (const Expr& i : l->indices)
+      if (uses_var(i, lanes)) return true;
+  }
+  return false;
 }
 
 namespace {

@@ -31,6 +31,7 @@ LoopNest::LoopNest(const State& state) : state_(state), stages_(state.num_stages
     if (!stages_[s].computed) continue;
     compute_region(s);
     compute_iterators(s);
+    widen_region_to_tile(s);
   }
 }
 
@@ -190,6 +191,20 @@ void LoopNest::compute_iterators(int s) {
     in.offsets.push_back(simplify(value[r], ranges_));
   }
   in.values = std::move(value);
+}
+
+void LoopNest::widen_region_to_tile(int s) {
+  const Stage& st = state_.stage(s);
+  StageBounds& in = stages_[s];
+  if (!in.local || st.scope == MemoryScope::Shared) return;
+  // A GPU thread's buffer lives in registers, counted against the launch's limits.
+  for (const VarNode* v : in.scope)
+    if (is_thread_index(binding_.at(v)) || is_block_index(binding_.at(v))) return;
+  for (int d = 0; d < st.num_spatial_roots(); ++d) {
+    if (!is_const_int(in.region_min[d], 0)) continue;
+    const Interval covered = bound_of(in.offsets[d], ranges_);
+    if (covered.min >= 0 && covered.max >= in.region_extent[d]) in.region_extent[d] = covered.max + 1;
+  }
 }
 
 void infer_bounds(State& state) {

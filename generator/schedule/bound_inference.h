@@ -74,6 +74,11 @@ class LoopNest {
   void create_loop_vars(int s);
   void compute_region(int s);
   void compute_iterators(int s);
+  // A thread's own buffer of a stage whose tile is wider than the region its consumers read (a
+  // ragged split of an axis shorter than the tile) holds the whole tile, as the buffers of
+  // ragged tiles at the end of longer axes do, so that lowering may compute the tile unguarded
+  // (overshoots_unguarded in lower.cpp) and a tensor intrinsic's calls keep their whole shape.
+  void widen_region_to_tile(int s);
 
   const State& state_;
   std::vector<StageBounds> stages_;

@@ -240,8 +240,8 @@ class RfactorStep final : public Step {
   const int iter, factor_axis;
 };
 
-// Stores a `const` input in the order its consumer's loops read it (packed ahead of time by
-// the library's pack function).
+// Stores an input in the order its consumer's loops read it: a `const` one packed ahead of time
+// by the library's pack function, another by the kernel at the start of each call.
 class LayoutRewriteStep final : public Step {
  public:
   explicit LayoutRewriteStep(int stage) : Step(stage) {}

@@ -61,27 +61,80 @@ TEST(TensorIntrinsics, S8TimesU8MatmulIsExact) {
   check_integer_matmul<int8_t, uint8_t>("s8u8_matmul", ansor_test_kernels_s8u8_matmul, 24, 16, 32);
 }
 
-TEST(TensorIntrinsics, Bf16NhwcConvolutionOverAPadding) {
-  Tensor<uint16_t> x({1, 5, 5, 6}, ANSOR_DTYPE_BF16), w({3, 3, 6, 16}, ANSOR_DTYPE_BF16);
-  Tensor<float> y({1, 5, 5, 16});
+// A 3 x 3 NHWC convolution of a size x size image with padding 1, `channels` in, `outputs` out.
+void check_bf16_nhwc_convolution(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, float*), int size, int channels,
+                                 int outputs) {
+  Tensor<uint16_t> x({1, size, size, channels}, ANSOR_DTYPE_BF16), w({3, 3, channels, outputs}, ANSOR_DTYPE_BF16);
+  Tensor<float> y({1, size, size, outputs});
   fill_random(x, 306, -2.0, 2.0);
   fill_random(w, 307, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_conv2d_nhwc_widened", ansor_test_kernels_bf16_conv2d_nhwc_widened, x, w, y));
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, x, w, y));
 
-  Reference vx = widen(x), vw = widen(w), expected({1, 5, 5, 16});
-  for (int h = 0; h < 5; ++h)
-    for (int c = 0; c < 5; ++c)
-      for (int o = 0; o < 16; ++o) {
+  Reference vx = widen(x), vw = widen(w), expected({1, size, size, outputs});
+  for (int h = 0; h < size; ++h)
+    for (int c = 0; c < size; ++c)
+      for (int o = 0; o < outputs; ++o) {
         double sum = 0;
         for (int rh = 0; rh < 3; ++rh)
           for (int rw = 0; rw < 3; ++rw)
-            for (int i = 0; i < 6; ++i) {
+            for (int i = 0; i < channels; ++i) {
               const int ih = h + rh - 1, iw = c + rw - 1;
-              if (ih >= 0 && ih < 5 && iw >= 0 && iw < 5) sum += vx(0, ih, iw, i) * vw(rh, rw, i, o);
+              if (ih >= 0 && ih < size && iw >= 0 && iw < size) sum += vx(0, ih, iw, i) * vw(rh, rw, i, o);
             }
         expected(0, h, c, o) = sum;
       }
-  expect_close(y, expected, kernel_tolerance("bf16_conv2d_nhwc_widened"));
+  expect_close(y, expected, kernel_tolerance(name));
+}
+
+TEST(TensorIntrinsics, Bf16NhwcConvolutionOverAPadding) {
+  check_bf16_nhwc_convolution("bf16_conv2d_nhwc_widened", ansor_test_kernels_bf16_conv2d_nhwc_widened, 5, 6, 16);
+}
+
+TEST(TensorIntrinsics, RaggedBf16Dense) {
+  Tensor<uint16_t> x({9, 27}, ANSOR_DTYPE_BF16), w({40, 27}, ANSOR_DTYPE_BF16);
+  Tensor<float> y({9, 40});
+  fill_random(x, 308, -2.0, 2.0);
+  fill_random(w, 309, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_ragged", ansor_test_kernels_bf16_dense_ragged, x, w, y));
+
+  Reference vx = widen(x), vw = widen(w), expected({9, 40});
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 40; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 27; ++k) sum += vx(i, k) * vw(j, k);
+      expected(i, j) = sum;
+    }
+  expect_close(y, expected, kernel_tolerance("bf16_dense_ragged"));
+}
+
+TEST(TensorIntrinsics, RaggedU8TimesS8MatmulIsExact) {
+  check_integer_matmul<uint8_t, int8_t>("u8s8_matmul_ragged", ansor_test_kernels_u8s8_matmul_ragged, 5, 30, 20);
+}
+
+TEST(TensorIntrinsics, Bf16NhwcConvolutionOfThreeChannels) {
+  check_bf16_nhwc_convolution("bf16_conv2d_nhwc_rgb", ansor_test_kernels_bf16_conv2d_nhwc_rgb, 6, 3, 32);
+}
+
+TEST(TensorIntrinsics, Bf16ProductOfTwoActivations) {
+  Tensor<uint16_t> q({2, 16, 32}, ANSOR_DTYPE_BF16), k({2, 24, 32}, ANSOR_DTYPE_BF16);
+  Tensor<float> s({2, 16, 24});
+  fill_random(q, 316, -2.0, 2.0);
+  fill_random(k, 317, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_attention_scores", ansor_test_kernels_bf16_attention_scores, q, k, s));
+
+  Reference vq = widen(q), vk = widen(k), expected({2, 16, 24});
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 24; ++j) {
+        double sum = 0;
+        for (int d = 0; d < 32; ++d) sum += vq(b, i, d) * vk(b, j, d);
+        expected(b, i, j) = sum;
+      }
+  expect_close(s, expected, kernel_tolerance("bf16_attention_scores"));
+}
+
+TEST(TensorIntrinsics, U8TimesS8ProductOfTwoActivationsIsExact) {
+  check_integer_matmul<uint8_t, int8_t>("u8s8_matmul_activations", ansor_test_kernels_u8s8_matmul_activations, 16, 64, 32);
 }
 
 TEST(TensorIntrinsics, Bf16DenseTilesWithBiasAndRelu) {

@@ -7,6 +7,7 @@
 
 #include "backend/backend_registry.h"
 #include "codegen/c_names.h"
+#include "measure/host_target.h"
 #include "sampler/annotation.h"
 #include "sampler/default_schedule.h"
 
@@ -56,13 +57,15 @@ void add_printed_schedule_options(CLI::App& cmd, PrintedSchedule& options) {
   cmd.add_option("--schedule", options.schedule, "naive | random | default (random: for a GPU target, a sampled program)")
       ->check(CLI::IsMember({"naive", "random", "default"}))
       ->capture_default_str();
-  cmd.add_option("--target", options.target, "host, cuda:sm_XX or a CPU target string")->capture_default_str();
+  cmd.add_option("--target", options.target, "host, a -march CPU name, cuda:sm_XX or a CPU target string")->capture_default_str();
   cmd.add_option("--seed", options.seed, "seed of --schedule random");
 }
 
+Target printing_target(const std::string& text) { return resolve_target(text, make_kernel_compiler()); }
+
 State schedule_for_printing(const std::shared_ptr<const ComputeDAG>& dag, const PrintedSchedule& options) {
   if (options.schedule == "naive") return State(dag);
-  const SamplerContext ctx = sampler_context_for(options.target == "host" ? Target{} : parse_target(options.target));
+  const SamplerContext ctx = sampler_context_for(printing_target(options.target));
   return options.schedule == "default" ? default_schedule(dag, ctx) : random_program(dag, ctx, options.seed);
 }
 

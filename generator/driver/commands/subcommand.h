@@ -72,6 +72,9 @@ struct PrintedSchedule {
   uint64_t seed = 0;
 };
 void add_printed_schedule_options(CLI::App& cmd, PrintedSchedule& options);
+// The target whose programs a printing command shows: the host as a build for it detects it (its
+// vector ISA and tensor features), a CPU name (x86-64-v3) or a target string.
+Target printing_target(const std::string& text);
 State schedule_for_printing(const std::shared_ptr<const ComputeDAG>& dag, const PrintedSchedule& options);
 
 }  // namespace ansor::cli

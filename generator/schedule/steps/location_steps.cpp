@@ -27,6 +27,11 @@ void ComputeAtStep::apply_to(State& state) const {
   if (target_stage <= stage) throw StepError(fmt::format("compute_at: '{}' does not consume '{}'", target.op->name, name));
   if (stage_position_inside(state, target_stage, stage) >= 0)
     throw StepError(fmt::format("compute_at: '{}' is computed inside '{}'", target.op->name, name));
+  // A tensorized loop's body is the intrinsic's nest and nothing else.
+  for (int p = 0; p <= target_iter; ++p)
+    if (target.leaf(p).annotation == IterAnnotation::Tensorize)
+      throw StepError(fmt::format("compute_at: loop '{}' of '{}' is tensorized or inside a tensorized loop", target.iters[node].name,
+                                  target.op->name));
   std::vector<int> consumers = state.consumers(stage);
   if (std::find(consumers.begin(), consumers.end(), target_stage) == consumers.end())
     throw StepError(fmt::format("compute_at: '{}' does not consume '{}'", target.op->name, name));

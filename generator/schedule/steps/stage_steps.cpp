@@ -227,8 +227,7 @@ std::optional<InsertedStage> RfactorStep::inserted_stage() const { return Insert
 
 void LayoutRewriteStep::apply_to(State& state) const {
   const Stage& st = state.checked_stage(stage, "layout_rewrite");
-  if (!st.is_placeholder() || !st.op->is_const)
-    throw StepError(fmt::format("layout_rewrite: '{}' is not a const input", st.op->name));
+  if (!st.is_placeholder()) throw StepError(fmt::format("layout_rewrite: '{}' is not an input", st.op->name));
   if (state.consumers(stage).size() != 1)
     throw StepError(fmt::format("layout_rewrite: '{}' must have exactly one consumer", st.op->name));
   state.mutable_stage(stage).layout_rewrite = true;

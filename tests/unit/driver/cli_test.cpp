@@ -489,6 +489,27 @@ TEST_F(CliTest, LowerPrintsTheLoopProgram) {
   EXPECT_EQ(run({"lower", write("k.def", test::kTwoKernelsDef), "--kernel", "nope"}), 2);
 }
 
+// The printing commands show, for `host`, the programs of the target a build detects here (its
+// vector ISA and tensor features), not those of a generic CPU: a bf16 product's sketches are the
+// ones a tuning run on this machine samples.
+TEST_F(CliTest, PrintingCommandsShowTheHostsOwnPrograms) {
+  const std::string def = write("k.def", R"(kernel d {
+  X = input bf16[8, 32]
+  W = const bf16[32, 32]
+  Y[i:8, j:32] = sum(k:32, f32(X[i, k]) * f32(W[j, k]))
+})");
+  const std::string here = detect_host(make_kernel_compiler()).to_string();
+  for (const char* command : {"sketch", "lower"}) {
+    std::vector<std::string> args = {command, def, "--kernel", "d"};
+    if (std::string(command) == "lower") args.insert(args.end(), {"--schedule", "default"});
+    ASSERT_EQ(run(args), 0) << err_.str();
+    const std::string host = out_.str();
+    args.insert(args.end(), {"--target", here});
+    ASSERT_EQ(run(args), 0) << err_.str();
+    EXPECT_EQ(host, out_.str()) << command;
+  }
+}
+
 TEST_F(CliTest, FeaturesPrintEveryFeatureOfEachStoreByName) {
   std::string def = write("k.def", test::kTwoKernelsDef);
   ASSERT_EQ(run({"features", def, "--kernel", "add1", "--raw"}), 0) << err_.str();

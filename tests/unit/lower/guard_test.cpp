@@ -51,12 +51,13 @@ TEST(GuardTest, ASplitOfASplitsPartGuardsItsLoopsOnce) {
 // C[8, 40] = A[8, 16] x B[16, 40] with a local accumulator tile of 4 x 16 (columns ragged:
 // 40 = 2 x 16 + 8) computed at the output's column tile, 16 columns vectorized; B packed (the
 // packed copy is padded with zeros to whole tiles) or read in place.
-State ragged_accumulator_tiles(bool packed_b) {
+// With column_tiles = 3, one tile of 48 columns is the whole row, wider than C.
+State ragged_accumulator_tiles(bool packed_b, int column_tiles = 1) {
   auto dag = test::DagBuilder().input("A", {8, 16}).constant("B", {16, 40}).matmul("C", "A", "B").build();
   std::string steps = R"([
     {"kind": "cache_write", "scope": "local", "stage": 2},
     {"iter": 0, "kind": "split", "lengths": [1, 1, 4], "stage": 2},
-    {"iter": 4, "kind": "split", "lengths": [1, 1, 16], "stage": 2},
+    {"iter": 4, "kind": "split", "lengths": [1, )" + std::to_string(column_tiles) + R"(, 16], "stage": 2},
     {"iter": 8, "kind": "split", "lengths": [8], "stage": 2},
     {"kind": "reorder", "order": [0, 4, 1, 5, 8, 2, 6, 9, 3, 7], "stage": 2},
     {"iter": 0, "kind": "follow_split", "n_split": 2, "src_step": 1, "stage": 3},
@@ -109,6 +110,25 @@ TEST(GuardTest, AccumulatorsOverPaddedOperandsOvershootUnguarded) {
     ASSERT_EQ(args.size(), expected.size());
     for (size_t e = 0; e < args.back().size(); ++e) ASSERT_NEAR(args.back()[e], expected.back()[e], 1e-9) << "element " << e;
   }
+}
+
+// A tile wider than the tensor (48 columns of C's 40) keeps all of its columns in its local
+// buffer, as the tiles at the ragged end of a longer row do, and is computed unguarded.
+TEST(GuardTest, ATileWiderThanTheTensorIsComputedWhole) {
+  LowerOptions as_scheduled;
+  as_scheduled.expand_unrolled_loops = false;
+  const LoweredKernel k = lower_state(ragged_accumulator_tiles(true, 3), "k", as_scheduled);
+  EXPECT_EQ(guarded_stores(k), "C ") << to_string(k);
+  ASSERT_NE(k.find_buffer("C.local"), nullptr);
+  EXPECT_EQ(k.find_buffer("C.local")->shape, (std::vector<int64_t>{4, 48}));
+
+  LoweredKernel naive = lower_state(State(ragged_accumulator_tiles(true).dag_ptr()), "naive");
+  std::vector<std::vector<double>> expected = test::random_args(naive, 5);
+  interpret(naive, expected);
+  LoweredKernel compiled = lower_state(ragged_accumulator_tiles(true, 3), "k");
+  std::vector<std::vector<double>> args = test::packed_args(compiled, test::random_args(naive, 5));
+  interpret(compiled, args);
+  for (size_t e = 0; e < args.back().size(); ++e) ASSERT_NEAR(args.back()[e], expected.back()[e], 1e-9) << "element " << e;
 }
 
 // A split whose lengths the sampler has not decided yet prints, but does not lower.

@@ -327,6 +327,23 @@ TEST(LoopPassesTest, GuardsAroundBarriersAndInsideUnrolledLoopsStay) {
   EXPECT_EQ(to_string(synced.body), before);
 }
 
+// The written-out copies of an unrolled loop over a ragged reduction (9 = 4 x 2 + 1): each
+// copy's guard is decided by the loop inside it, and only the last copy keeps a test.
+TEST(LoopPassesTest, GuardsTheLoopsAroundThemDecideAreDropped) {
+  Var k = make_var("k"), q = make_var("q");
+  Expr at = add(mul(k, int_imm(2)), q);
+  Stmt body = make_for(q, 2, ForKind::Serial, make_if(lt(at, int_imm(9)), copy_a_to_b(at)));
+  LoweredKernel unrolled = kernel_with(make_for(k, 5, ForKind::Unrolled, body));
+  finish_loop_program(unrolled);
+  const std::string text = to_string(unrolled.body);
+  EXPECT_EQ(count_stores(unrolled.body), 5) << text;
+  EXPECT_EQ(text.find("< 9"), text.rfind("< 9")) << text;
+  EXPECT_NE(text.find("if q + 8 < 9:"), std::string::npos) << text;
+  // A guard that fails on every iteration takes its statement with it.
+  Stmt never = decide_guards(make_for(q, 2, ForKind::Serial, make_if(lt(q, int_imm(0)), copy_a_to_b(q))));
+  EXPECT_EQ(count_stores(never), 0) << to_string(never);
+}
+
 TEST(LoopPassesTest, LargeLocalBuffersMoveToTheAllocator) {
   LoweredKernel k = kernel_with(make_seq({}));
   k.buffers.push_back(buffer("small", {1024}, BufferScope::Local));

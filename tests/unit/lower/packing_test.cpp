@@ -1,7 +1,8 @@
-// Layout rewrite of const inputs: the packed tensor is indexed by the consumer's loops that
-// read it, and a fused loop that also runs over loops which do not index the tensor contributes
-// only the parts that do, so the packed tensor never holds copies of the plain one; a layout
-// that would hold copies anyway is not made. Local buffers are laid out in their loops' order.
+// Layout rewrite of inputs: the packed tensor is indexed by the consumer's loops that read it,
+// and a fused loop that also runs over loops which do not index the tensor contributes only the
+// parts that do, so the packed tensor never holds copies of the plain one; a layout that would
+// hold copies anyway is not made. A const input is packed by the caller, any other by the kernel
+// into a workspace. Local buffers are laid out in their loops' order.
 #include "lower/packing.h"
 
 #include <gtest/gtest.h>
@@ -122,6 +123,32 @@ TEST(LocalBufferTest, AccumulatorsAreContiguousAlongTheInnermostLoop) {
 
 // B read at (j + 1) % 2: j cannot be split into digits, so a packed B would be indexed by all
 // 20 values of j and hold 10 copies of each element. The plain layout is kept.
+// A, not const, packed by the kernel: its parameter stays plain, the body's first statements fill
+// a workspace in C's loop order (i0, k, i1 read it), and C reads that.
+TEST(PackingTest, InputsThatAreNotConstArePackedByTheKernel) {
+  State s = split_matmul();
+  s.apply(std::make_shared<ReorderStep>(kC, std::vector<int>{0, 2, 4, 1, 3}));
+  s.apply(std::make_shared<LayoutRewriteStep>(0));
+  const LoweredKernel lowered = lower_state(s, "k");
+  EXPECT_TRUE(lowered.packed_inputs.empty());
+  EXPECT_TRUE(lowered.packers.empty());
+  ASSERT_EQ(lowered.packed_in_kernel.size(), 1u);
+  EXPECT_EQ(lowered.packed_in_kernel[0].buffer, "A.packed");
+  EXPECT_EQ(lowered.buffers[lowered.params[0]].shape, (std::vector<int64_t>{12, 8}));
+  const Buffer* packed = lowered.find_buffer("A.packed");
+  ASSERT_NE(packed, nullptr);
+  EXPECT_EQ(packed->scope, BufferScope::Workspace);
+  EXPECT_EQ(packed->shape, (std::vector<int64_t>{3, 8, 4}));
+  const std::string text = to_string(lowered);
+  EXPECT_LT(text.find("A.packed["), text.find("C["));
+
+  LoweredKernel naive = lower_state(State(s.dag_ptr()), "naive");
+  std::vector<std::vector<double>> expected = test::random_args(naive, 13), args = expected;
+  interpret(naive, expected);
+  interpret(lowered, args);
+  for (size_t e = 0; e < expected[kC].size(); ++e) ASSERT_NEAR(args[kC][e], expected[kC][e], 1e-9) << "element " << e;
+}
+
 TEST(PackingTest, ALayoutThatWouldReplicateTheTensorIsNotPacked) {
   // C[i:12, j:20] = sum(k:8, A[i, k] * B[k, (j + 1) % 2])
   auto dag = test::DagBuilder()

@@ -58,10 +58,31 @@ kernel dense_f32 {
   W = const f32[32, 16]
   Y[i:8, j:32] = sum(k:16, X[i, k] * W[j, k])
 }
-kernel odd_lanes_bf16 {
+kernel ragged_bf16 {
+  X = input bf16[4, 9]
+  W = const bf16[24, 9]
+  Y[i:4, j:24] = sum(k:9, f32(X[i, k]) * f32(W[j, k]))
+}
+kernel ragged_u8s8 {
+  A = input u8[5, 30]
+  B = const i8[30, 20]
+  C[i:5, j:20] = sum(k:30, i32(A[i, k]) * i32(B[k, j]))
+}
+kernel conv_rgb_bf16 {
+  X = input bf16[1, 5, 5, 3]
+  W = const bf16[3, 3, 3, 32]
+  P[n:1, h:7, w:7, c:3] = select(h >= 1 && h < 6 && w >= 1 && w < 6, X[n, h - 1, w - 1, c], 0.0)
+  Y[n:1, h:5, w:5, o:32] = sum(rh:3, rw:3, c:3, f32(P[n, h + rh, w + rw, c]) * f32(W[rh, rw, c, o]))
+}
+kernel attention_bf16 {
+  Q = input bf16[2, 8, 16]
+  K = input bf16[2, 32, 16]
+  S[b:2, i:8, j:32] = sum(d:16, f32(Q[b, i, d]) * f32(K[b, j, d]))
+}
+kernel narrow_bf16 {
   X = input bf16[4, 8]
-  W = const bf16[24, 8]
-  Y[i:4, j:24] = sum(k:8, f32(X[i, k]) * f32(W[j, k]))
+  W = const bf16[8, 8]
+  Y[i:4, j:8] = sum(k:8, f32(X[i, k]) * f32(W[j, k]))
 }
 )";
 
@@ -96,7 +117,10 @@ LoweredKernel lower_for_target(const State& s) {
   return lower_state(s, "k", options);
 }
 
-const std::vector<std::string> kTensorizable = {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8u8", "conv_bf16"};
+// Then three ragged ones: 24 and 20 outputs (not whole vectors of 16 lanes), 9, 30 and 3 summed
+// (not whole pairs or quads); and a product of two activations, whose rhs the kernel packs.
+const std::vector<std::string> kTensorizable = {"dense_bias_relu_bf16", "matmul_u8s8",   "matmul_s8u8",   "conv_bf16",
+                                                "ragged_bf16",          "ragged_u8s8",   "conv_rgb_bf16", "attention_bf16"};
 
 TEST(TensorizeSketchTest, EveryTilingOfAMatchingStageIsTensorized) {
   const SamplerContext ctx = context_with_intrinsics();
@@ -105,8 +129,8 @@ TEST(TensorizeSketchTest, EveryTilingOfAMatchingStageIsTensorized) {
     ASSERT_FALSE(sketches.empty()) << kernel;
     for (const Sketch& sk : sketches) EXPECT_TRUE(tensorizes(sk.state)) << kernel << "\n" << describe_steps(sk.state);
   }
-  // Plain f32, and 24 outputs (not a whole number of 16 lanes): tiled as before.
-  for (const char* kernel : {"dense_f32", "odd_lanes_bf16"})
+  // Plain f32, and 8 outputs (fewer than one call's 16 lanes): tiled as before.
+  for (const char* kernel : {"dense_f32", "narrow_bf16"})
     for (const Sketch& sk : generate_sketches(dag_named(kernel), ctx, SketchRules::cpu())) EXPECT_FALSE(tensorizes(sk.state)) << kernel;
   // A target without the instructions: no tensorized sketch.
   for (const Sketch& sk : generate_sketches(dag_named("matmul_u8s8"), SamplerContext::for_cpu(target()), SketchRules::cpu()))
@@ -186,6 +210,11 @@ kernel batch_matmul_bf16 {
   B = const bf16[2, 32, 32]
   C[b:2, i:16, j:32] = sum(k:32, f32(A[b, i, k]) * f32(B[b, k, j]))
 }
+kernel activations_u8s8 {
+  A = input u8[16, 128]
+  B = input i8[128, 32]
+  C[i:16, j:32] = sum(k:128, i32(A[i, k]) * i32(B[k, j]))
+}
 kernel ragged_rows_bf16 {
   X = input bf16[20, 32]
   W = const bf16[16, 32]
@@ -247,7 +276,7 @@ TEST(TensorizeSketchTest, AmxProgramsCallTileRowsAndComputeTheNaiveResult) {
   Annotator annotator(ctx);
   LowerOptions options;
   options.target = amx_target();
-  for (const char* kernel : {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8s8", "batch_matmul_bf16"}) {
+  for (const char* kernel : {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8s8", "batch_matmul_bf16", "activations_u8s8"}) {
     const LoweredKernel naive = lower_state(State(amx_dag(kernel)), "naive");
     auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(amx_dag(kernel), ctx, SketchRules::cpu()));
     Mutator mutator(ctx, catalog);

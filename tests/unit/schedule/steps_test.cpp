@@ -215,6 +215,16 @@ TEST_F(StepsTest, ComputeAtInlineAndRoot) {
   expect_round_trip(s);
 }
 
+TEST_F(StepsTest, NothingIsComputedInsideATensorizedLoop) {
+  State s = initial("conv");
+  int pad = s.find_stage("Y.pad"), conv = s.find_stage("Y.conv2d");
+  s.apply(std::make_shared<AnnotateStep>(conv, 3, IterAnnotation::Tensorize));
+  expect_rejected(s, std::make_shared<ComputeAtStep>(pad, conv, 3));
+  expect_rejected(s, std::make_shared<ComputeAtStep>(pad, conv, 5));
+  s.apply(std::make_shared<ComputeAtStep>(pad, conv, 2));
+  EXPECT_EQ(s.stage(pad).location, ComputeLocation::At);
+}
+
 TEST_F(StepsTest, SplittingTheAttachLoopKeepsStagesInsideTheInnermostPart) {
   State s = initial("conv");
   int pad = s.find_stage("Y.pad"), conv = s.find_stage("Y.conv2d");
@@ -261,11 +271,12 @@ TEST_F(StepsTest, RfactorSplitsAReduction) {
   expect_rejected(t, std::make_shared<RfactorStep>(2, 3, 0));  // spatial loops already split
 }
 
-TEST_F(StepsTest, LayoutRewriteOnlyForConstInputs) {
+TEST_F(StepsTest, LayoutRewriteOnlyForInputs) {
   State s = initial("mm");
-  expect_rejected(s, std::make_shared<LayoutRewriteStep>(0));  // A is not const
   expect_rejected(s, std::make_shared<LayoutRewriteStep>(2));  // C is not an input
-  s.apply(std::make_shared<LayoutRewriteStep>(1));
+  s.apply(std::make_shared<LayoutRewriteStep>(1));             // B, const: packed by the caller
+  s.apply(std::make_shared<LayoutRewriteStep>(0));             // A: packed by the kernel
+  EXPECT_TRUE(s.stage(0).layout_rewrite);
   EXPECT_TRUE(s.stage(1).layout_rewrite);
   expect_round_trip(s);
 }
