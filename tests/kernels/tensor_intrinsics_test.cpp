@@ -115,22 +115,30 @@ TEST(TensorIntrinsics, Bf16NhwcConvolutionOfThreeChannels) {
   check_bf16_nhwc_convolution("bf16_conv2d_nhwc_rgb", ansor_test_kernels_bf16_conv2d_nhwc_rgb, 6, 3, 32);
 }
 
-TEST(TensorIntrinsics, Bf16ProductOfTwoActivations) {
-  Tensor<uint16_t> q({2, 16, 32}, ANSOR_DTYPE_BF16), k({2, 24, 32}, ANSOR_DTYPE_BF16);
-  Tensor<float> s({2, 16, 24});
-  fill_random(q, 316, -2.0, 2.0);
-  fill_random(k, 317, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_attention_scores", ansor_test_kernels_bf16_attention_scores, q, k, s));
+// C[n, i, j] = sum over k of A[n, i, k] B[n, k, j] in bf16, summed in f32; with `b_transposed`,
+// B is stored [n, j, k] (attention's keys).
+void check_bf16_batch_product(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, float*), int64_t batch, int64_t m,
+                              int64_t k, int64_t n, bool b_transposed) {
+  Tensor<uint16_t> a({batch, m, k}, ANSOR_DTYPE_BF16), b(b_transposed ? std::vector<int64_t>{batch, n, k} : std::vector<int64_t>{batch, k, n},
+                                                       ANSOR_DTYPE_BF16);
+  Tensor<float> c({batch, m, n});
+  fill_random(a, 314, -2.0, 2.0);
+  fill_random(b, 315, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, a, b, c));
 
-  Reference vq = widen(q), vk = widen(k), expected({2, 16, 24});
-  for (int b = 0; b < 2; ++b)
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 24; ++j) {
+  Reference va = widen(a), vb = widen(b), expected({batch, m, n});
+  for (int64_t h = 0; h < batch; ++h)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
         double sum = 0;
-        for (int d = 0; d < 32; ++d) sum += vq(b, i, d) * vk(b, j, d);
-        expected(b, i, j) = sum;
+        for (int64_t r = 0; r < k; ++r) sum += va(h, i, r) * (b_transposed ? vb(h, j, r) : vb(h, r, j));
+        expected(h, i, j) = sum;
       }
-  expect_close(s, expected, kernel_tolerance("bf16_attention_scores"));
+  expect_close(c, expected, kernel_tolerance(name));
+}
+
+TEST(TensorIntrinsics, Bf16ProductOfTwoActivations) {
+  check_bf16_batch_product("bf16_attention_scores", ansor_test_kernels_bf16_attention_scores, 2, 16, 32, 24, true);
 }
 
 TEST(TensorIntrinsics, U8TimesS8ProductOfTwoActivationsIsExact) {
@@ -164,21 +172,7 @@ TEST(TensorIntrinsics, S8TimesS8MatmulTilesAreExact) {
 }
 
 TEST(TensorIntrinsics, Bf16BatchMatmulTiles) {
-  Tensor<uint16_t> a({2, 16, 64}, ANSOR_DTYPE_BF16), b({2, 64, 32}, ANSOR_DTYPE_BF16);
-  Tensor<float> c({2, 16, 32});
-  fill_random(a, 314, -2.0, 2.0);
-  fill_random(b, 315, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_batch_matmul_tiles", ansor_test_kernels_bf16_batch_matmul_tiles, a, b, c));
-
-  Reference va = widen(a), vb = widen(b), expected({2, 16, 32});
-  for (int n = 0; n < 2; ++n)
-    for (int i = 0; i < 16; ++i)
-      for (int j = 0; j < 32; ++j) {
-        double sum = 0;
-        for (int k = 0; k < 64; ++k) sum += va(n, i, k) * vb(n, k, j);
-        expected(n, i, j) = sum;
-      }
-  expect_close(c, expected, kernel_tolerance("bf16_batch_matmul_tiles"));
+  check_bf16_batch_product("bf16_batch_matmul_tiles", ansor_test_kernels_bf16_batch_matmul_tiles, 2, 16, 64, 32, false);
 }
 
 }  // namespace
