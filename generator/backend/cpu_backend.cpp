@@ -57,7 +57,8 @@ SamplerContext CpuBackend::sampler_context(const Target& target) const {
     if (row->extents.size() == 2 && row->reduces == std::vector<bool>{false, true})
       ctx.tensor_intrinsics.push_back({row->lhs.dtype, row->rhs.dtype, row->out.dtype, row->extents[0], row->extents[1]});
     if (row->extents.size() == 5 && row->reduces == std::vector<bool>{true, false, true, false, true})
-      ctx.tensor_intrinsics.push_back({row->lhs.dtype, row->rhs.dtype, row->out.dtype, row->extents[3], row->extents[4], row->extents[1]});
+      ctx.tensor_intrinsics.push_back({row->lhs.dtype, row->rhs.dtype, row->out.dtype, row->extents[3], row->extents[4], row->extents[1],
+                                       row->tile_rows});
   }
   return ctx;
 }

@@ -210,7 +210,7 @@ class Lowerer {
       // Packed by the kernel itself, the copy is a workspace whose coordinates are the packing
       // loops' own, never the consumer's loop variables.
       const bool in_kernel = !st.op->is_const;
-      layout.buffer = in_kernel ? st.op->name + ".packed" : st.op->name;
+      layout.buffer = in_kernel ? packed_buffer_name(st.op->name) : st.op->name;
       std::vector<const VarNode*> loops = info(c).scope;
       for (int leaf : state_.stage(c).leaves) loops.push_back(info(c).vars[leaf].get());
       VarMap to_packer;

@@ -37,7 +37,7 @@ LoweredKernel lower_packing(const PackedLayout& layout, DType dtype, const std::
                             bool gpu) {
   LoweredKernel k;
   k.name = name;
-  const std::string packed_name = layout.tensor + ".packed";
+  const std::string packed_name = packed_buffer_name(layout.tensor);
   k.buffers.push_back({layout.tensor, dtype, plain_shape, row_major_strides(plain_shape), BufferScope::Param, false, true});
   k.buffers.push_back({packed_name, dtype, layout.shape, row_major_strides(layout.shape), BufferScope::Param, true, false});
   k.params = {0, 1};

@@ -10,10 +10,13 @@
 
 namespace ansor {
 
-// A kernel with two parameters, the plain tensor and its packed form `<tensor>.packed` (the
-// name of the workspace an in-kernel pack fills, PackedLayout::buffer). Packed elements whose
-// source is out of bounds (loops of ragged splits overshoot) are 0. For a GPU program (`gpu`),
-// the packed elements are spread over blocks of threads, one element each.
+// The name of a tensor's packed form: the pack kernel's second parameter, and the workspace an
+// in-kernel pack fills (PackedLayout::buffer), which must agree.
+inline std::string packed_buffer_name(const std::string& tensor) { return tensor + ".packed"; }
+
+// A kernel with two parameters, the plain tensor and its packed form (packed_buffer_name).
+// Packed elements whose source is out of bounds (loops of ragged splits overshoot) are 0. For a
+// GPU program (`gpu`), the packed elements are spread over blocks of threads, one element each.
 LoweredKernel lower_packing(const PackedLayout& layout, DType dtype, const std::vector<int64_t>& plain_shape, const std::string& name,
                             bool gpu = false);
 

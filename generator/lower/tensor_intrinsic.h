@@ -62,6 +62,9 @@ struct TensorIntrinsic {
   // expression, false where the thread cannot use the instruction (the kernel then fails).
   // Empty: none.
   std::string thread_setup, thread_teardown;
+  // A tile row (AMX): the rows of each lhs and out tile (the nest's rows are a whole number of
+  // tiles of them). 0: not a tile row.
+  int64_t tile_rows = 0;
 };
 
 // The span of elements an operand of a call covers: one past the largest offset it addresses.

@@ -16,6 +16,12 @@ namespace ansor {
 
 namespace {
 
+// AMX tiles hold up to 16 rows. The table has tile rows of 16 down to kMinAmxTileRows rows per
+// tile, for rows of lhs that come in other counts (56 pixels: 4 tiles of 14); fewer rows do less
+// work per instruction than the dot products would.
+constexpr int kAmxTileRows = 16;
+constexpr int kMinAmxTileRows = 4;
+
 // A row computing out[n] += sum over k < depth of lhs[k] * rhs[n * depth + k] for n < lanes:
 // lhs broadcast, rhs packed with each lane's `depth` elements consecutive.
 template <class Lhs, class Rhs, class Out>
@@ -68,24 +74,27 @@ TensorIntrinsic dot_row(std::string name, DType lhs, DType rhs, DType out, int l
   return row;
 }
 
-// AMX: out[16 MT × 16 NT] += lhs[16 MT × 16 Q kb] · rhs, over kb steps of 16 Q (a tile row of
-// 64 bytes) in one call, the accumulator tiles kept in tile registers across the steps. The
-// nest is (step, m, k / Q, n, k % Q): lhs rows any stride apart, its 16 Q elements of a step
-// consecutive; rhs packed [step][k / Q][n][k % Q], the K-interleaved B tiles side by side;
-// out rows any stride apart.
+// AMX: out[R MT × 16 NT] += lhs[R MT × 16 Q kb] · rhs, over kb steps of 16 Q (a tile row of 64
+// bytes) in one call, the accumulator tiles kept in tile registers across the steps; R rows per
+// A and C tile (16, or fewer where the rows of lhs come in other counts: a convolution's 56
+// pixels are 4 tiles of 14). The nest is (step, m, k / Q, n, k % Q): lhs rows any stride apart,
+// its 16 Q elements of a step consecutive; rhs packed [step][k / Q][n][k % Q], the K-interleaved
+// B tiles side by side; out rows any stride apart.
 template <class Lhs, class Rhs, class Out>
-TensorIntrinsic amx_row(const std::string& kind, DType lhs, DType rhs, DType out, int mt, int nt, const std::string& feature,
+TensorIntrinsic amx_row(const std::string& kind, DType lhs, DType rhs, DType out, int mt, int nt, int r, const std::string& feature,
                         Out (*widen_lhs)(Lhs), Out (*widen_rhs)(Rhs)) {
-  const int64_t q = 4 / static_cast<int64_t>(sizeof(Lhs)), m = 16 * mt, n = 16 * nt;
+  const int64_t q = 4 / static_cast<int64_t>(sizeof(Lhs)), m = r * mt, n = 16 * nt;
   TensorIntrinsic row;
-  row.name = fmt::format("amx_{}_{}x{}", kind, m, n);
+  row.name = r == kAmxTileRows ? fmt::format("amx_{}_{}x{}", kind, m, n) : fmt::format("amx_{}_{}x{}_r{}", kind, m, n, r);
   row.extents = {kAnyExtent, m, 16, n, q};
   row.reduces = {true, false, true, false, true};
   row.lhs = {lhs, {16 * q, kAnyStride, q, 0, 1}};
   row.rhs = {rhs, {16 * n * q, 0, n * q, q, 1}};
   row.out = {out, {0, kAnyStride, 0, 1, 0}};
   row.required_features = {"amx-tile", feature};
-  const std::string function = fmt::format("amx_dot_{}_{}<{}, {}>", kind, out == DType::F32 ? "f32" : "i32", mt, nt);
+  row.tile_rows = r;
+  const std::string function = r == kAmxTileRows ? fmt::format("amx_dot_{}_{}<{}, {}>", kind, out == DType::F32 ? "f32" : "i32", mt, nt)
+                                                 : fmt::format("amx_dot_{}_{}<{}, {}, {}>", kind, out == DType::F32 ? "f32" : "i32", mt, nt, r);
   row.emit = [function](const std::string& l, const std::string& r, const std::string& o, const IntrinsicCallShape& shape) {
     return fmt::format("ansor_rt::{}({}, {}, {}, {}, {}, {});", function, l, shape.lhs_strides[1], r, o, shape.out_strides[1],
                        shape.extents[0]);
@@ -98,12 +107,16 @@ TensorIntrinsic amx_row(const std::string& kind, DType lhs, DType rhs, DType out
   return row;
 }
 
-// Every tile count the 8 tile registers hold: MT × NT accumulators, MT lhs and NT rhs tiles.
+// Every tile count the 8 tile registers hold (MT × NT accumulators, MT lhs and NT rhs tiles) for
+// every row count of a tile from 16 down to kMinAmxTileRows. The rows of more rows per tile come
+// first: lowering takes the first row a nest matches, and a nest of 16 rows is one tile of 16,
+// not two of 8 (the sampler draws the most rows per tile that divide the stage's rows).
 template <class Lhs, class Rhs, class Out>
 void add_amx_rows(std::vector<TensorIntrinsic>& table, const std::string& kind, DType lhs, DType rhs, DType out, const std::string& feature,
                   Out (*widen_lhs)(Lhs), Out (*widen_rhs)(Rhs)) {
-  for (int mt : {2, 1})
-    for (int nt : {2, 1}) table.push_back(amx_row<Lhs, Rhs, Out>(kind, lhs, rhs, out, mt, nt, feature, widen_lhs, widen_rhs));
+  for (int r = kAmxTileRows; r >= kMinAmxTileRows; --r)
+    for (int mt : {2, 1})
+      for (int nt : {2, 1}) table.push_back(amx_row<Lhs, Rhs, Out>(kind, lhs, rhs, out, mt, nt, r, feature, widen_lhs, widen_rhs));
 }
 
 // The 8-bit rows of one instruction: u8 broadcast times s8 lanes, and s8 broadcast times u8 lanes.

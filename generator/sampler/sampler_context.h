@@ -24,6 +24,7 @@ struct TensorizeOption {
   // A tile row (AMX): the rows of lhs one call takes, and k is taken in steps of 16 × depth (a
   // tile row of 64 bytes), any number of them per call. 0: a dot-product row (one lhs row).
   int64_t rows = 0;
+  int64_t tile_rows = 0;  // of each lhs tile (rows is a whole number of tiles of them)
 };
 
 struct SamplerContext {

@@ -82,12 +82,15 @@ State multi_level_tiling(const State& state, int stage, const std::string& struc
 // reading the innermost output axis, and rhs an input that reads both (packed by layout rewrite
 // into the intrinsic's layout: a const one by the caller, another by the kernel on each call);
 // the innermost output axis and k hold at least one call (ragged edges are padded). A tile row
-// (AMX) also takes `rows` of lhs along the spatial axis `m`: lhs an input that reads it, rhs
-// not; its extent, the output axis and k are whole multiples of the rows, lanes and tile rows.
+// (AMX) also takes `rows` of lhs along the spatial axis `m`: lhs an input that reads it, or an
+// elementwise stage read only here (a padding), which the tiling computes inside the tile; rhs
+// does not read m; its extent, the output axis and k are whole multiples of the rows, lanes and
+// tile rows, and of the row counts per tile that do, only the most are offered.
 struct TensorizeChoice {
   TensorizeOption option;
-  int k_root = -1;  // the stage's root iterator of axis k
-  int m_root = -1;  // of the tile's rows (tile rows only)
+  int k_root = -1;        // the stage's root iterator of axis k
+  int m_root = -1;        // of the tile's rows (tile rows only)
+  int lhs_producer = -1;  // the stage lhs reads, computed inside the tile (tile rows only)
 };
 // Every tile row that computes the stage where one does (each a sketch: the search weighs their
 // tile counts; the largest tile last), else the first dot-product row that does; empty where

@@ -156,6 +156,15 @@ int tile_rows_root(const Stage& st, const LoadNode& lhs, const LoadNode& rhs) {
   return -1;
 }
 
+// Whether stage `producer` can be computed into a buffer inside the tiles of `stage`, its only
+// reader: an elementwise stage at the root, untransformed, not a kernel output.
+bool computable_in_tile(const State& state, int producer, int stage) {
+  const Stage& p = state.stage(producer);
+  const std::vector<int> readers = state.readers(producer);
+  return !p.is_placeholder() && p.location == ComputeLocation::Root && !p.op->reduction() && untransformed(p) &&
+         !state.is_kernel_output(producer) && readers.size() == 1 && readers[0] == stage;
+}
+
 }  // namespace
 
 std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage) {
@@ -177,10 +186,10 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
   const int64_t n_extent = op.axes.back().extent;
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {
     const bool tile = option.rows > 0;
-    // A dot product's ragged edges cost nothing to pad: the packed weights are zero past
-    // them, and the outputs past them land in the tile's local buffer (or are guarded, and
-    // computed without the instruction). A tile row needs whole tiles (docs/tensor_intrinsics.md).
-    if (option.out != op.dtype || n_extent < option.lanes || (tile && n_extent % option.lanes != 0)) continue;
+    // Ragged outputs cost nothing to pad: the packed weights are zero past them, and the
+    // outputs past them land in the tile's local buffer (or are guarded, and computed without
+    // the instruction). A tile row's sum is whole tile rows (docs/tensor_intrinsics.md).
+    if (option.out != op.dtype || n_extent < option.lanes) continue;
     if (!tile && (!dots.empty() || stage_vector_lanes(st, ctx.vector_lanes) % option.lanes != 0)) continue;
     const int64_t k_step = tile ? 16 * option.depth : option.depth;
     for (const auto& [lhs, rhs] : {std::pair{a, b}, std::pair{b, a}}) {
@@ -200,11 +209,15 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
       if (lhs_reads_n || !rhs_reads_n || !rhs_reads_k || rhs_stage < 0 || !state.stage(rhs_stage).is_placeholder()) continue;
       TensorizeChoice choice{option, st.num_spatial_roots() + k_axis};
       if (tile) {
-        // The tile's rows are lhs rows in memory: lhs is read as it is stored (not through an
-        // inlined stage, whose selects would vary along the rows).
+        // The tile's rows are lhs rows in memory: lhs is read as it is stored, an input or a
+        // stage computed into a buffer inside the tile (a padding: inlined, its selects would
+        // vary along the rows).
         const int lhs_stage = state.find_stage(lhs->tensor);
-        choice.m_root = lhs_stage >= 0 && state.stage(lhs_stage).is_placeholder() ? tile_rows_root(st, *lhs, *rhs) : -1;
+        const bool lhs_input = lhs_stage >= 0 && state.stage(lhs_stage).is_placeholder();
+        const bool lhs_in_tile = lhs_stage >= 0 && computable_in_tile(state, lhs_stage, stage);
+        choice.m_root = lhs_input || lhs_in_tile ? tile_rows_root(st, *lhs, *rhs) : -1;
         if (choice.m_root < 0 || op.axes[choice.m_root].extent % option.rows != 0) continue;
+        choice.lhs_producer = lhs_in_tile ? lhs_stage : -1;
         tiles.push_back(choice);
       } else {
         dots.push_back(choice);
@@ -212,8 +225,13 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
       break;
     }
   }
-  // The options come largest tile first (the backend's order); the sketches of the largest come
+  // Tiles of the most rows that divide the stage's rows, and of those the counts of tiles; the
+  // options come largest tile first (the backend's order), and the sketches of the largest come
   // last, where the default schedule takes its sketch.
+  int64_t most_rows = 0;
+  for (const TensorizeChoice& c : tiles) most_rows = std::max(most_rows, c.option.tile_rows);
+  tiles.erase(std::remove_if(tiles.begin(), tiles.end(), [&](const TensorizeChoice& c) { return c.option.tile_rows != most_rows; }),
+              tiles.end());
   std::reverse(tiles.begin(), tiles.end());
   return tiles.empty() ? dots : tiles;
 }
@@ -276,11 +294,15 @@ State tile_row_tiling(const State& state, int stage, const TensorizeChoice& choi
   parts[choice.k_root].pop_back();
   std::vector<int> order_nodes;
   int s_level = 0, r_level = 0;
+  std::vector<int> outer_spatial_roots;  // of the loops of the first two levels, which come first
   for (char c : std::string("SSRSR")) {
     const bool is_spatial = c == 'S';
     const int level = is_spatial ? s_level++ : r_level++;
-    for (int r = is_spatial ? 0 : spatial; r < (is_spatial ? spatial : roots); ++r)
-      if (level < static_cast<int>(parts[r].size())) order_nodes.push_back(parts[r][level]);
+    for (int r = is_spatial ? 0 : spatial; r < (is_spatial ? spatial : roots); ++r) {
+      if (level >= static_cast<int>(parts[r].size())) continue;
+      order_nodes.push_back(parts[r][level]);
+      if (is_spatial && level < 2) outer_spatial_roots.push_back(r);
+    }
   }
   for (int node : {steps_node, rows_node, k_rows_node, lanes_node, depth_node}) order_nodes.push_back(node);
   const Stage& st = s.stage(stage);
@@ -288,6 +310,24 @@ State tile_row_tiling(const State& state, int stage, const TensorizeChoice& choi
   for (int node : order_nodes) order.push_back(st.leaf_position(node));
   s.apply(std::make_shared<ReorderStep>(stage, order));
   s.apply(std::make_shared<AnnotateStep>(stage, s.stage(stage).leaf_position(steps_node), IterAnnotation::Tensorize));
+  if (choice.lhs_producer >= 0) {
+    // lhs (a convolution's padded input) is computed per tile of the two outer spatial levels,
+    // inside the last of their loops along which it varies: its tile (the output's rows and
+    // pixels with the taps' halo, every channel) is then reused by the reduction's loops and by
+    // the output channels' loops inside it.
+    const Operation& op = *s.stage(stage).op;
+    auto lhs_reads = [&](int root) {
+      for (const LoadNode* l : collect_loads(op.body))
+        if (l->tensor == s.stage(choice.lhs_producer).op->name)
+          for (const Expr& i : l->indices)
+            if (uses_var(i, op.axes[root].var.get())) return true;
+      return false;
+    };
+    int attach = -1;
+    for (int p = 0; p < static_cast<int>(outer_spatial_roots.size()); ++p)
+      if (lhs_reads(outer_spatial_roots[p])) attach = p;
+    if (attach >= 0) s.apply(std::make_shared<ComputeAtStep>(choice.lhs_producer, stage, attach));
+  }
   return s;
 }
 

@@ -114,6 +114,11 @@ const char* const kExpectedSignatures[] = {
     "u8s8_matmul_tiles(A u8[32, 128], const B i8[128, 48]) -> C i32[32, 48]",
     "s8s8_matmul_tiles(A i8[48, 64], const B i8[64, 32]) -> C i32[48, 32]",
     "bf16_batch_matmul_tiles(A bf16[2, 16, 64], const B bf16[2, 64, 32]) -> C f32[2, 16, 32]",
+    "bf16_dense_tiles_of_10_rows(X bf16[20, 64], const W bf16[32, 64]) -> Y f32[20, 32]",
+    "bf16_conv2d_tiles(X bf16[1, 4, 14, 32], const W bf16[3, 3, 32, 16]) -> Y f32[1, 4, 14, 16]",
+    "bf16_dense_tiles_ragged_outputs(X bf16[16, 64], const W bf16[40, 64], const Bias f32[40]) -> Y bf16[16, 40]",
+    "u8s8_matmul_tiles_ragged_outputs(A u8[32, 64], const B i8[64, 20]) -> C i32[32, 20]",
+    "u8s8_conv2d_tiles(X u8[1, 3, 7, 64], const W i8[3, 3, 64, 32]) -> C i32[1, 3, 7, 32]",
     "two_outputs(X f32[4, 6]) -> U f32[4, 6], V f32[4]",
     "unused_input(X f32[4, 3], const Unused f32[5]) -> Y f32[4, 3]",
 };

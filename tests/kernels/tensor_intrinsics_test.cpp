@@ -61,33 +61,40 @@ TEST(TensorIntrinsics, S8TimesU8MatmulIsExact) {
   check_integer_matmul<int8_t, uint8_t>("s8u8_matmul", ansor_test_kernels_s8u8_matmul, 24, 16, 32);
 }
 
-// A 3 x 3 NHWC convolution of a size x size image with padding 1, `channels` in, `outputs` out.
-void check_bf16_nhwc_convolution(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, float*), int size, int channels,
-                                 int outputs) {
-  Tensor<uint16_t> x({1, size, size, channels}, ANSOR_DTYPE_BF16), w({3, 3, channels, outputs}, ANSOR_DTYPE_BF16);
-  Tensor<float> y({1, size, size, outputs});
-  fill_random(x, 306, -2.0, 2.0);
-  fill_random(w, 307, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, x, w, y));
-
-  Reference vx = widen(x), vw = widen(w), expected({1, size, size, outputs});
-  for (int h = 0; h < size; ++h)
-    for (int c = 0; c < size; ++c)
-      for (int o = 0; o < outputs; ++o) {
+// The 3 x 3 NHWC convolution with padding 1 of `x` (one image) by `w`, in doubles.
+template <class X, class W>
+Reference nhwc_convolution(const Tensor<X>& image, const Tensor<W>& weights) {
+  const Reference x = widen(image), w = widen(weights);
+  const int64_t height = x.shape()[1], width = x.shape()[2], channels = x.shape()[3], outputs = w.shape()[3];
+  Reference expected({1, height, width, outputs});
+  for (int64_t h = 0; h < height; ++h)
+    for (int64_t c = 0; c < width; ++c)
+      for (int64_t o = 0; o < outputs; ++o) {
         double sum = 0;
-        for (int rh = 0; rh < 3; ++rh)
-          for (int rw = 0; rw < 3; ++rw)
-            for (int i = 0; i < channels; ++i) {
-              const int ih = h + rh - 1, iw = c + rw - 1;
-              if (ih >= 0 && ih < size && iw >= 0 && iw < size) sum += vx(0, ih, iw, i) * vw(rh, rw, i, o);
+        for (int64_t rh = 0; rh < 3; ++rh)
+          for (int64_t rw = 0; rw < 3; ++rw)
+            for (int64_t i = 0; i < channels; ++i) {
+              const int64_t ih = h + rh - 1, iw = c + rw - 1;
+              if (ih >= 0 && ih < height && iw >= 0 && iw < width) sum += x(0, ih, iw, i) * w(rh, rw, i, o);
             }
         expected(0, h, c, o) = sum;
       }
-  expect_close(y, expected, kernel_tolerance(name));
+  return expected;
+}
+
+// A 3 x 3 NHWC convolution of a height x width image with padding 1, `channels` in, `outputs` out.
+void check_bf16_nhwc_convolution(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, float*), int height, int width,
+                                 int channels, int outputs) {
+  Tensor<uint16_t> x({1, height, width, channels}, ANSOR_DTYPE_BF16), w({3, 3, channels, outputs}, ANSOR_DTYPE_BF16);
+  Tensor<float> y({1, height, width, outputs});
+  fill_random(x, 306, -2.0, 2.0);
+  fill_random(w, 307, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, x, w, y));
+  expect_close(y, nhwc_convolution(x, w), kernel_tolerance(name));
 }
 
 TEST(TensorIntrinsics, Bf16NhwcConvolutionOverAPadding) {
-  check_bf16_nhwc_convolution("bf16_conv2d_nhwc_widened", ansor_test_kernels_bf16_conv2d_nhwc_widened, 5, 6, 16);
+  check_bf16_nhwc_convolution("bf16_conv2d_nhwc_widened", ansor_test_kernels_bf16_conv2d_nhwc_widened, 5, 5, 6, 16);
 }
 
 TEST(TensorIntrinsics, RaggedBf16Dense) {
@@ -112,7 +119,7 @@ TEST(TensorIntrinsics, RaggedU8TimesS8MatmulIsExact) {
 }
 
 TEST(TensorIntrinsics, Bf16NhwcConvolutionOfThreeChannels) {
-  check_bf16_nhwc_convolution("bf16_conv2d_nhwc_rgb", ansor_test_kernels_bf16_conv2d_nhwc_rgb, 6, 3, 32);
+  check_bf16_nhwc_convolution("bf16_conv2d_nhwc_rgb", ansor_test_kernels_bf16_conv2d_nhwc_rgb, 6, 6, 3, 32);
 }
 
 // C[n, i, j] = sum over k of A[n, i, k] B[n, k, j] in bf16, summed in f32; with `b_transposed`,
@@ -145,22 +152,36 @@ TEST(TensorIntrinsics, U8TimesS8ProductOfTwoActivationsIsExact) {
   check_integer_matmul<uint8_t, int8_t>("u8s8_matmul_activations", ansor_test_kernels_u8s8_matmul_activations, 16, 64, 32);
 }
 
-TEST(TensorIntrinsics, Bf16DenseTilesWithBiasAndRelu) {
-  Tensor<uint16_t> x({64, 96}, ANSOR_DTYPE_BF16), w({64, 96}, ANSOR_DTYPE_BF16), y({64, 64}, ANSOR_DTYPE_BF16);
-  Tensor<float> bias({64});
+// Y = bf16(relu(X W^T + bias)) of an m x k X and an n x k W.
+void check_bf16_dense_bias_relu(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, const float*, uint16_t*), int64_t m,
+                                int64_t k, int64_t n) {
+  Tensor<uint16_t> x({m, k}, ANSOR_DTYPE_BF16), w({n, k}, ANSOR_DTYPE_BF16), y({m, n}, ANSOR_DTYPE_BF16);
+  Tensor<float> bias({n});
   fill_random(x, 311, -2.0, 2.0);
   fill_random(w, 312, -2.0, 2.0);
   fill_random(bias, 313, -4.0, 4.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_tiles", ansor_test_kernels_bf16_dense_tiles, x, w, bias, y));
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, x, w, bias, y));
 
-  Reference vx = widen(x), vw = widen(w), expected({64, 64});
-  for (int i = 0; i < 64; ++i)
-    for (int j = 0; j < 64; ++j) {
+  Reference vx = widen(x), vw = widen(w), expected({m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
       double sum = 0;
-      for (int k = 0; k < 96; ++k) sum += vx(i, k) * vw(j, k);
+      for (int64_t r = 0; r < k; ++r) sum += vx(i, r) * vw(j, r);
       expected(i, j) = std::max(sum + bias(j), 0.0);
     }
-  expect_close(y, expected, kernel_tolerance("bf16_dense_tiles"));
+  expect_close(y, expected, kernel_tolerance(name));
+}
+
+TEST(TensorIntrinsics, Bf16DenseTilesWithBiasAndRelu) {
+  check_bf16_dense_bias_relu("bf16_dense_tiles", ansor_test_kernels_bf16_dense_tiles, 64, 96, 64);
+}
+
+TEST(TensorIntrinsics, Bf16DenseTilesOfRaggedOutputsWithBiasAndRelu) {
+  check_bf16_dense_bias_relu("bf16_dense_tiles_ragged_outputs", ansor_test_kernels_bf16_dense_tiles_ragged_outputs, 16, 64, 40);
+}
+
+TEST(TensorIntrinsics, U8TimesS8MatmulTilesOfRaggedOutputsAreExact) {
+  check_integer_matmul<uint8_t, int8_t>("u8s8_matmul_tiles_ragged_outputs", ansor_test_kernels_u8s8_matmul_tiles_ragged_outputs, 32, 64, 20);
 }
 
 TEST(TensorIntrinsics, U8TimesS8MatmulTilesAreExact) {
@@ -173,6 +194,39 @@ TEST(TensorIntrinsics, S8TimesS8MatmulTilesAreExact) {
 
 TEST(TensorIntrinsics, Bf16BatchMatmulTiles) {
   check_bf16_batch_product("bf16_batch_matmul_tiles", ansor_test_kernels_bf16_batch_matmul_tiles, 2, 16, 64, 32, false);
+}
+
+TEST(TensorIntrinsics, Bf16DenseTilesOfTenRows) {
+  Tensor<uint16_t> x({20, 64}, ANSOR_DTYPE_BF16), w({32, 64}, ANSOR_DTYPE_BF16);
+  Tensor<float> y({20, 32});
+  fill_random(x, 316, -2.0, 2.0);
+  fill_random(w, 317, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_tiles_of_10_rows", ansor_test_kernels_bf16_dense_tiles_of_10_rows, x, w, y));
+
+  Reference vx = widen(x), vw = widen(w), expected({20, 32});
+  for (int i = 0; i < 20; ++i)
+    for (int j = 0; j < 32; ++j) {
+      double sum = 0;
+      for (int k = 0; k < 64; ++k) sum += vx(i, k) * vw(j, k);
+      expected(i, j) = sum;
+    }
+  expect_close(y, expected, kernel_tolerance("bf16_dense_tiles_of_10_rows"));
+}
+
+TEST(TensorIntrinsics, Bf16NhwcConvolutionTilesOfFourteenPixels) {
+  check_bf16_nhwc_convolution("bf16_conv2d_tiles", ansor_test_kernels_bf16_conv2d_tiles, 4, 14, 32, 16);
+}
+
+TEST(TensorIntrinsics, U8TimesS8NhwcConvolutionTilesOfSevenPixelsAreExact) {
+  Tensor<uint8_t> x({1, 3, 7, 64});
+  Tensor<int8_t> w({3, 3, 64, 32});
+  Tensor<int32_t> c({1, 3, 7, 32});
+  fill_random(x, 318, 0.0, 255.0);
+  fill_random(w, 319, -128.0, 127.0);
+  x[0] = 255;
+  w[0] = -128;
+  ASSERT_NO_FATAL_FAILURE(call_kernel("u8s8_conv2d_tiles", ansor_test_kernels_u8s8_conv2d_tiles, x, w, c));
+  expect_close(c, nhwc_convolution(x, w), 0.0);
 }
 
 }  // namespace

@@ -65,9 +65,9 @@ struct Bf16 {
   using B = uint16_t;
   using C = float;
   static constexpr int kQ = 2;
-  template <int MT, int NT>
+  template <int MT, int NT, int R>
   static void dot(const A* a, int64_t lda, const B* b, C* c, int64_t ldc, int64_t kb) {
-    ansor_rt::amx_dot_bf16_f32<MT, NT>(a, lda, b, c, ldc, kb);
+    ansor_rt::amx_dot_bf16_f32<MT, NT, R>(a, lda, b, c, ldc, kb);
   }
 };
 
@@ -76,9 +76,9 @@ struct U8S8 {
   using B = int8_t;
   using C = int32_t;
   static constexpr int kQ = 4;
-  template <int MT, int NT>
+  template <int MT, int NT, int R>
   static void dot(const A* a, int64_t lda, const B* b, C* c, int64_t ldc, int64_t kb) {
-    ansor_rt::amx_dot_u8s8_i32<MT, NT>(a, lda, b, c, ldc, kb);
+    ansor_rt::amx_dot_u8s8_i32<MT, NT, R>(a, lda, b, c, ldc, kb);
   }
 };
 
@@ -87,9 +87,9 @@ struct S8S8 {
   using B = int8_t;
   using C = int32_t;
   static constexpr int kQ = 4;
-  template <int MT, int NT>
+  template <int MT, int NT, int R>
   static void dot(const A* a, int64_t lda, const B* b, C* c, int64_t ldc, int64_t kb) {
-    ansor_rt::amx_dot_s8s8_i32<MT, NT>(a, lda, b, c, ldc, kb);
+    ansor_rt::amx_dot_s8s8_i32<MT, NT, R>(a, lda, b, c, ldc, kb);
   }
 };
 
@@ -98,9 +98,9 @@ struct S8U8 {
   using B = uint8_t;
   using C = int32_t;
   static constexpr int kQ = 4;
-  template <int MT, int NT>
+  template <int MT, int NT, int R>
   static void dot(const A* a, int64_t lda, const B* b, C* c, int64_t ldc, int64_t kb) {
-    ansor_rt::amx_dot_s8u8_i32<MT, NT>(a, lda, b, c, ldc, kb);
+    ansor_rt::amx_dot_s8u8_i32<MT, NT, R>(a, lda, b, c, ldc, kb);
   }
 };
 
@@ -109,9 +109,9 @@ struct U8U8 {
   using B = uint8_t;
   using C = int32_t;
   static constexpr int kQ = 4;
-  template <int MT, int NT>
+  template <int MT, int NT, int R>
   static void dot(const A* a, int64_t lda, const B* b, C* c, int64_t ldc, int64_t kb) {
-    ansor_rt::amx_dot_u8u8_i32<MT, NT>(a, lda, b, c, ldc, kb);
+    ansor_rt::amx_dot_u8u8_i32<MT, NT, R>(a, lda, b, c, ldc, kb);
   }
 };
 
@@ -150,16 +150,16 @@ private:
   int count_ = 0;
 };
 
-// Calls wrapper W<MT, NT> on A (16*MT x depth) and B (depth x 16*NT), both row-major, with A and C
-// inside bigger matrices and C's block starting as `c`. Returns C's block, having checked that
-// nothing around it changed. `a_filler` fills A's matrix around the block, where the wrapper
+// Calls wrapper W<MT, NT, R> on A (R*MT x depth) and B (depth x 16*NT), both row-major, with A
+// and C inside bigger matrices and C's block starting as `c`. Returns C's block, having checked
+// that nothing around it changed. `a_filler` fills A's matrix around the block, where the wrapper
 // must not read.
-template <class W, int MT, int NT>
+template <class W, int MT, int NT, int R>
 std::vector<typename W::C> run_wrapper(const std::vector<typename W::A>& a, const std::vector<typename W::B>& b,
                                        const std::vector<typename W::C>& c, int64_t kb, typename W::A a_filler) {
   using TA = typename W::A;
   using TC = typename W::C;
-  const int64_t rows = 16 * MT, cols = 16 * NT, depth = 16 * W::kQ * kb;
+  const int64_t rows = R * MT, cols = 16 * NT, depth = 16 * W::kQ * kb;
   const int64_t lda = depth + kAExtraCols, ldc = cols + kCExtraCols;
   std::vector<TA> big_a(static_cast<size_t>((rows + kAExtraRows) * lda), a_filler);
   for (int64_t m = 0; m < rows; ++m)
@@ -171,7 +171,7 @@ std::vector<typename W::C> run_wrapper(const std::vector<typename W::A>& a, cons
     for (int64_t n = 0; n < cols; ++n) big_c[(kCRow + m) * ldc + kCCol + n] = c[m * cols + n];
   const std::vector<TC> before = big_c;
 
-  W::template dot<MT, NT>(&big_a[kARow * lda + kACol], lda, packed.data(), &big_c[kCRow * ldc + kCCol], ldc, kb);
+  W::template dot<MT, NT, R>(&big_a[kARow * lda + kACol], lda, packed.data(), &big_c[kCRow * ldc + kCCol], ldc, kb);
 
   std::vector<TC> block(static_cast<size_t>(rows * cols));
   FailureCount outside("elements of C outside its block changed");
@@ -186,27 +186,37 @@ std::vector<typename W::C> run_wrapper(const std::vector<typename W::A>& a, cons
   return block;
 }
 
-// Calls f(std::integral_constant<int, MT>, std::integral_constant<int, NT>, kb) for every MT, NT
-// in {1, 2} and kb in {1, 3}.
+// Calls f(std::integral_constant<int, MT>, std::integral_constant<int, NT>,
+// std::integral_constant<int, R>, kb) for every MT, NT in {1, 2}, R in {16, 14, 7} rows per tile
+// (whole tiles, a convolution's 56 or 28 pixels, 7) and kb in {1, 3}. The rows change from call to
+// call, so that each call finds the configuration of another's.
 template <class F>
 void for_each_shape(F f) {
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
+  using Whole = std::integral_constant<int, 16>;
+  using Fourteen = std::integral_constant<int, 14>;
+  using Seven = std::integral_constant<int, 7>;
+  auto each_rows = [&](auto mt, auto nt, int64_t kb) {
+    f(mt, nt, Whole(), kb);
+    f(mt, nt, Fourteen(), kb);
+    f(mt, nt, Seven(), kb);
+  };
   for (int64_t kb : {1, 3}) {
-    f(One(), One(), kb);
-    f(One(), Two(), kb);
-    f(Two(), One(), kb);
-    f(Two(), Two(), kb);
+    each_rows(One(), One(), kb);
+    each_rows(One(), Two(), kb);
+    each_rows(Two(), One(), kb);
+    each_rows(Two(), Two(), kb);
   }
 }
 
-// The 8-bit wrapper W<MT, NT> on A and B against exact i32 sums, from C's block `c`: the sums
+// The 8-bit wrapper W<MT, NT, R> on A and B against exact i32 sums, from C's block `c`: the sums
 // wrap, as the instruction's do.
-template <class W, int MT, int NT>
+template <class W, int MT, int NT, int R = 16>
 void expect_exact_bytes(const std::vector<typename W::A>& a, const std::vector<typename W::B>& b, const std::vector<int32_t>& c,
                         int64_t kb) {
-  const int64_t rows = 16 * MT, cols = 16 * NT, depth = 16 * W::kQ * kb;
-  const std::vector<int32_t> got = run_wrapper<W, MT, NT>(a, b, c, kb, static_cast<typename W::A>(0x5a));
+  const int64_t rows = R * MT, cols = 16 * NT, depth = 16 * W::kQ * kb;
+  const std::vector<int32_t> got = run_wrapper<W, MT, NT, R>(a, b, c, kb, static_cast<typename W::A>(0x5a));
   FailureCount wrong("wrong sums");
   for (int64_t m = 0; m < rows; ++m)
     for (int64_t n = 0; n < cols; ++n) {
@@ -219,16 +229,16 @@ void expect_exact_bytes(const std::vector<typename W::A>& a, const std::vector<t
 }
 
 // Random operands, and accumulators anywhere in i32's range.
-template <class W, int MT, int NT>
+template <class W, int MT, int NT, int R>
 void expect_exact_random_bytes(int64_t kb, std::mt19937& rng) {
-  const int64_t rows = 16 * MT, cols = 16 * NT, depth = 16 * W::kQ * kb;
+  const int64_t rows = R * MT, cols = 16 * NT, depth = 16 * W::kQ * kb;
   std::vector<typename W::A> a(static_cast<size_t>(rows * depth));
   std::vector<typename W::B> b(static_cast<size_t>(depth * cols));
   std::vector<int32_t> c(static_cast<size_t>(rows * cols));
   for (auto& x : a) x = static_cast<typename W::A>(rng());
   for (auto& x : b) x = static_cast<typename W::B>(rng());
   for (auto& x : c) x = static_cast<int32_t>(rng());
-  expect_exact_bytes<W, MT, NT>(a, b, c, kb);
+  expect_exact_bytes<W, MT, NT, R>(a, b, c, kb);
 }
 
 template <class W>
@@ -249,9 +259,9 @@ TYPED_TEST_SUITE(AmxByteTiles, ByteWrappers, ByteWrapperNames);
 
 TYPED_TEST(AmxByteTiles, EveryShapeSumsExactly) {
   std::mt19937 rng(11);
-  for_each_shape([&](auto mt, auto nt, int64_t kb) {
-    SCOPED_TRACE(testing::Message() << "MT " << mt() << ", NT " << nt() << ", kb " << kb);
-    expect_exact_random_bytes<TypeParam, decltype(mt)::value, decltype(nt)::value>(kb, rng);
+  for_each_shape([&](auto mt, auto nt, auto r, int64_t kb) {
+    SCOPED_TRACE(testing::Message() << "MT " << mt() << ", NT " << nt() << ", R " << r() << ", kb " << kb);
+    expect_exact_random_bytes<TypeParam, decltype(mt)::value, decltype(nt)::value, decltype(r)::value>(kb, rng);
   });
 }
 
@@ -275,9 +285,9 @@ TYPED_TEST(AmxByteTiles, ExtremesOverALongKAccumulateInI32) {
 
 // The bf16 wrapper on random operands against a double sum, within what f32 sums of the 32 * kb
 // products in any order can err (products of bf16 are exact in f32).
-template <int MT, int NT>
+template <int MT, int NT, int R>
 void expect_close_bf16(int64_t kb, std::mt19937& rng) {
-  const int64_t rows = 16 * MT, cols = 16 * NT, depth = 32 * kb;
+  const int64_t rows = R * MT, cols = 16 * NT, depth = 32 * kb;
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
   std::vector<uint16_t> a(static_cast<size_t>(rows * depth)), b(static_cast<size_t>(depth * cols));
   std::vector<float> c(static_cast<size_t>(rows * cols));
@@ -285,7 +295,7 @@ void expect_close_bf16(int64_t kb, std::mt19937& rng) {
   for (uint16_t& x : b) x = ansor_rt::f32_to_bf16(value(rng));
   for (float& x : c) x = 8.0f * value(rng);
   // A NaN around A's block: a read there shows in the sums.
-  const std::vector<float> got = run_wrapper<Bf16, MT, NT>(a, b, c, kb, 0x7fc0);
+  const std::vector<float> got = run_wrapper<Bf16, MT, NT, R>(a, b, c, kb, 0x7fc0);
   FailureCount wrong("sums beyond f32's rounding");
   for (int64_t m = 0; m < rows; ++m)
     for (int64_t n = 0; n < cols; ++n) {
@@ -306,9 +316,9 @@ void expect_close_bf16(int64_t kb, std::mt19937& rng) {
 
 TEST_F(AmxTiles, Bf16ProductsOfEveryShapeAreWithinF32Rounding) {
   std::mt19937 rng(5);
-  for_each_shape([&](auto mt, auto nt, int64_t kb) {
-    SCOPED_TRACE(testing::Message() << "MT " << mt() << ", NT " << nt() << ", kb " << kb);
-    expect_close_bf16<decltype(mt)::value, decltype(nt)::value>(kb, rng);
+  for_each_shape([&](auto mt, auto nt, auto r, int64_t kb) {
+    SCOPED_TRACE(testing::Message() << "MT " << mt() << ", NT " << nt() << ", R " << r() << ", kb " << kb);
+    expect_close_bf16<decltype(mt)::value, decltype(nt)::value, decltype(r)::value>(kb, rng);
   });
 }
 
@@ -328,6 +338,25 @@ TEST_F(AmxTiles, BeginLoadsTheWrappersConfigurationAndEndReleasesIt) {
   _tile_storeconfig(block);
   __asm__ __volatile__("" ::: "memory");
   for (int i = 0; i < 64; ++i) EXPECT_EQ(block[i], 0) << "byte " << i << " after amx_end";
+}
+
+// A wrapper of other than 16 rows per tile loads its own configuration (A and C tiles of its rows,
+// B tiles of 16); a 16-row wrapper after it loads the one amx_begin loaded.
+TEST_F(AmxTiles, WrappersOfOtherRowsLoadTheirConfiguration) {
+  auto stored_rows = [] {
+    alignas(64) uint8_t block[64];
+    _tile_storeconfig(block);
+    __asm__ __volatile__("" ::: "memory");
+    return std::vector<int>(block + 48, block + 56);
+  };
+  std::vector<uint8_t> a(16 * 64, 1), b(16 * 64, 3);
+  std::vector<int32_t> c(16 * 16, 0);
+  ansor_rt::amx_dot_u8u8_i32<1, 1, 7>(a.data(), 64, b.data(), c.data(), 16, 1);
+  EXPECT_EQ(stored_rows(), (std::vector<int>{7, 7, 7, 7, 7, 7, 16, 16}));
+  for (int i = 0; i < 16 * 16; ++i) ASSERT_EQ(c[i], i < 7 * 16 ? 64 * 3 : 0) << "element " << i;
+  ansor_rt::amx_dot_u8u8_i32<1, 1>(a.data(), 64, b.data(), c.data(), 16, 1);
+  EXPECT_EQ(stored_rows(), std::vector<int>(8, 16));
+  for (int i = 0; i < 16 * 16; ++i) ASSERT_EQ(c[i], i < 7 * 16 ? 2 * 64 * 3 : 64 * 3) << "element " << i;
 }
 
 // A scope begun inside an open one (a parallel task on the thread of a kernel body that began)

@@ -108,19 +108,33 @@ void report_amx_refusal(const char* message);
 #if defined(ANSOR_RT_AMX_TILE)
 namespace detail {
 
-// LDTILECFG's 64-byte block for the wrappers: palette 1, tmm0-tmm7 each 16 rows of 64 bytes.
+// LDTILECFG's 64-byte block for the wrappers: palette 1, every tile 64 bytes per row; the
+// accumulators (tmm0-tmm3) and A tiles (tmm4, tmm5) `rows` rows, the B tiles (tmm6, tmm7) 16 rows
+// (a K step of 16 dwords).
 struct alignas(64) AmxTileConfig {
   uint8_t bytes[64];
 };
 
-constexpr AmxTileConfig amx_tile_config() {
+constexpr AmxTileConfig amx_tile_config(int rows) {
   AmxTileConfig config{};
   config.bytes[0] = 1;
   for (int t = 0; t < 8; ++t) {
     config.bytes[16 + 2 * t] = 64;
-    config.bytes[48 + t] = 16;
+    config.bytes[48 + t] = static_cast<uint8_t>(t < 6 ? rows : 16);
   }
   return config;
+}
+
+// The rows of A and C tiles in the thread's loaded configuration (0: none loaded by the wrappers).
+inline thread_local int amx_configured_rows = 0;
+
+// Loads the configuration of `Rows`-row A and C tiles. LDTILECFG zeroes the tiles, which the
+// wrappers load afresh in every call.
+template <int Rows>
+inline void amx_configure() {
+  static constexpr AmxTileConfig config = amx_tile_config(Rows);
+  _tile_loadconfig(config.bytes);
+  amx_configured_rows = Rows;
 }
 
 // How many amx_begin of the thread are open: a parallel task that the calling thread runs inside
@@ -150,8 +164,7 @@ inline bool amx_begin() {
     report_amx_refusal(refusal);
     return false;
   }
-  static constexpr detail::AmxTileConfig config = detail::amx_tile_config();
-  _tile_loadconfig(config.bytes);
+  detail::amx_configure<16>();
   detail::amx_open_scopes = 1;
   return true;
 }
@@ -160,7 +173,10 @@ inline bool amx_begin() {
 // returns the thread's AMX state to INIT, so that the OS no longer saves and restores 8 KiB of
 // tiles the thread does not use.
 inline void amx_end() {
-  if (--detail::amx_open_scopes == 0) _tile_release();
+  if (--detail::amx_open_scopes == 0) {
+    _tile_release();
+    detail::amx_configured_rows = 0;
+  }
 }
 
 namespace detail {
@@ -202,10 +218,15 @@ struct Tdpbuud {
 
 // The wrappers' common body, in bytes (every element type fills a tile row with 64 bytes, and a
 // row of B with a dword per column): the C tiles loaded once, the A and B tiles of each K step,
-// their products, the C tiles stored once.
-template <class Instruction, int MT, int NT>
+// their products, the C tiles stored once. A and C tiles of other than 16 rows need their own
+// configuration, loaded when the thread's (amx_begin's, or another wrapper's) differs: a kernel
+// whose calls all have the same rows loads it once per task. Outside amx_begin and amx_end
+// nothing is configured, and the first tile load faults as it would without the wrappers.
+template <class Instruction, int MT, int NT, int R>
 inline void amx_dot(const void* a, int64_t lda_bytes, const void* b, void* c, int64_t ldc, int64_t kb) {
   static_assert((MT == 1 || MT == 2) && (NT == 1 || NT == 2), "1 or 2 tiles of rows and of columns: 8 tiles in all");
+  static_assert(R >= 1 && R <= 16, "a tile holds 1 to 16 rows");
+  if (amx_configured_rows != 0 && amx_configured_rows != R) amx_configure<R>();
   // GCC's tile loads are asm statements that do not say they read memory: this barrier makes the
   // caller's stores to A, B and C land before them, and keeps those stores from looking dead.
   __asm__ __volatile__("" ::: "memory");
@@ -213,7 +234,7 @@ inline void amx_dot(const void* a, int64_t lda_bytes, const void* b, void* c, in
   const auto* b_bytes = static_cast<const char*>(b);
   auto* c_top = static_cast<char*>(c);
   const int64_t c_stride = ldc * 4;
-  char* c_bottom = c_top + 16 * c_stride;
+  char* c_bottom = c_top + R * c_stride;
   _tile_loadd(0, c_top, c_stride);
   if constexpr (NT == 2) _tile_loadd(1, c_top + 64, c_stride);
   if constexpr (MT == 2) _tile_loadd(2, c_bottom, c_stride);
@@ -223,7 +244,7 @@ inline void amx_dot(const void* a, int64_t lda_bytes, const void* b, void* c, in
     const char* a_step = a_bytes + 64 * step;
     const char* b_step = b_bytes + 1024 * NT * step;
     _tile_loadd(4, a_step, lda_bytes);
-    if constexpr (MT == 2) _tile_loadd(5, a_step + 16 * lda_bytes, lda_bytes);
+    if constexpr (MT == 2) _tile_loadd(5, a_step + R * lda_bytes, lda_bytes);
     _tile_loadd(6, b_step, 64 * NT);
     if constexpr (NT == 2) _tile_loadd(7, b_step + 64, 64 * NT);
     Instruction::template products<MT, NT>();
@@ -237,10 +258,11 @@ inline void amx_dot(const void* a, int64_t lda_bytes, const void* b, void* c, in
 }  // namespace detail
 #endif
 
-// The AMX wrappers, between amx_begin and amx_end (which load the tile configuration they use:
-// tmm0-tmm7 all 16 rows x 64 bytes). Each computes
-//   C[16*MT rows][16*NT cols] += A[16*MT][K] * B[K][16*NT],  K = 32*kb (bf16) or 64*kb (8-bit),
-// MT, NT in {1, 2} (up to 4 accumulator tiles, 2 A and 2 B tiles):
+// The AMX wrappers, between amx_begin and amx_end (which load the configuration of 16-row tiles;
+// a wrapper of R rows loads its own where the thread's differs). Each computes
+//   C[R*MT rows][16*NT cols] += A[R*MT][K] * B[K][16*NT],  K = 32*kb (bf16) or 64*kb (8-bit),
+// MT, NT in {1, 2} (up to 4 accumulator tiles, 2 A and 2 B tiles), R rows per A and C tile
+// (1 to 16: a convolution's row of 56 pixels is 4 tiles of 14):
 // - a: A's first element, rows lda elements apart, each row's K elements consecutive;
 // - b: B packed as [kb][16][16*NT][Q] (Q = 2 for bf16, 4 for 8-bit): element (k, n) of K step s
 //   (k < 16*Q within the step) is at b[s*(16*16*NT*Q) + (k/Q)*(16*NT*Q) + n*Q + k%Q], the
@@ -251,31 +273,31 @@ inline void amx_dot(const void* a, int64_t lda_bytes, const void* b, void* c, in
 // that wrap, never saturate.
 #if defined(ANSOR_RT_AMX_BF16)
 // TDPBF16PS.
-template <int MT, int NT>
+template <int MT, int NT, int R = 16>
 inline void amx_dot_bf16_f32(const uint16_t* a, int64_t lda, const uint16_t* b, float* c, int64_t ldc, int64_t kb) {
-  detail::amx_dot<detail::Tdpbf16ps, MT, NT>(a, lda * 2, b, c, ldc, kb);
+  detail::amx_dot<detail::Tdpbf16ps, MT, NT, R>(a, lda * 2, b, c, ldc, kb);
 }
 #endif
 #if defined(ANSOR_RT_AMX_INT8)
 // TDPBUSD: A u8, B s8.
-template <int MT, int NT>
+template <int MT, int NT, int R = 16>
 inline void amx_dot_u8s8_i32(const uint8_t* a, int64_t lda, const int8_t* b, int32_t* c, int64_t ldc, int64_t kb) {
-  detail::amx_dot<detail::Tdpbusd, MT, NT>(a, lda, b, c, ldc, kb);
+  detail::amx_dot<detail::Tdpbusd, MT, NT, R>(a, lda, b, c, ldc, kb);
 }
 // TDPBSSD: A s8, B s8.
-template <int MT, int NT>
+template <int MT, int NT, int R = 16>
 inline void amx_dot_s8s8_i32(const int8_t* a, int64_t lda, const int8_t* b, int32_t* c, int64_t ldc, int64_t kb) {
-  detail::amx_dot<detail::Tdpbssd, MT, NT>(a, lda, b, c, ldc, kb);
+  detail::amx_dot<detail::Tdpbssd, MT, NT, R>(a, lda, b, c, ldc, kb);
 }
 // TDPBSUD: A s8, B u8.
-template <int MT, int NT>
+template <int MT, int NT, int R = 16>
 inline void amx_dot_s8u8_i32(const int8_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int64_t kb) {
-  detail::amx_dot<detail::Tdpbsud, MT, NT>(a, lda, b, c, ldc, kb);
+  detail::amx_dot<detail::Tdpbsud, MT, NT, R>(a, lda, b, c, ldc, kb);
 }
 // TDPBUUD: A u8, B u8.
-template <int MT, int NT>
+template <int MT, int NT, int R = 16>
 inline void amx_dot_u8u8_i32(const uint8_t* a, int64_t lda, const uint8_t* b, int32_t* c, int64_t ldc, int64_t kb) {
-  detail::amx_dot<detail::Tdpbuud, MT, NT>(a, lda, b, c, ldc, kb);
+  detail::amx_dot<detail::Tdpbuud, MT, NT, R>(a, lda, b, c, ldc, kb);
 }
 #endif
 

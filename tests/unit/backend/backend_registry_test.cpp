@@ -35,11 +35,13 @@ TEST(BackendRegistryTest, EachBackendOwnsTheGeneratorOfItsLanguage) {
 TEST(BackendRegistryTest, IntrinsicTablesAreFoundByTargetAndOfferedToTheSampler) {
   EXPECT_TRUE(backend_for(Target::Kind::Cuda).intrinsics().empty());
   EXPECT_EQ(backend_named("cuda:sm_80").intrinsics().data(), backend_for(Target::Kind::Cuda).intrinsics().data());
-  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 25u);
+  EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 265u);
   const SamplerContext amx =
       sampler_context_for(parse_target("cpu:x86_64:sapphirerapids:avx512+amx-bf16+amx-int8+amx-tile+avx512bf16+avx512vnni:t2"));
-  ASSERT_EQ(amx.tensor_intrinsics.size(), 23u);  // 5 operand types x 4 tile counts, then 3 dot products
+  // 5 operand types x 4 tile counts x 13 row counts per tile, then 3 dot products.
+  ASSERT_EQ(amx.tensor_intrinsics.size(), 263u);
   EXPECT_EQ(amx.tensor_intrinsics.front().rows, 32);
+  EXPECT_EQ(amx.tensor_intrinsics.front().tile_rows, 16);
   EXPECT_EQ(amx.tensor_intrinsics.front().lanes, 32);
   EXPECT_EQ(amx.tensor_intrinsics.front().depth, 2);
   EXPECT_EQ(amx.tensor_intrinsics.back().rows, 0) << "a dot product";

@@ -36,6 +36,12 @@ kernel matmul_u8s8 {
   B = const i8[128, 64]
   C[i:64, j:64] = sum(k:128, i32(A[i, k]) * i32(B[k, j]))
 }
+kernel conv_bf16 {
+  X = input bf16[1, 8, 14, 64]
+  W = const bf16[3, 3, 64, 32]
+  P[n:1, h:10, w:16, c:64] = select(h >= 1 && h < 9 && w >= 1 && w < 15, X[n, h - 1, w - 1, c], 0.0)
+  Y[n:1, h:8, w:14, o:32] = sum(rh:3, rw:3, c:64, f32(P[n, h + rh, w + rw, c]) * f32(W[rh, rw, c, o]))
+}
 )";
 
 // The default program of `kernel` for an AMX target, as C++.
@@ -44,7 +50,9 @@ std::string amx_source(const std::string& kernel) {
   const auto dag = test::dag_of(program, kernel);
   const Target amx = parse_target("cpu:x86_64:sapphirerapids:avx512+amx-bf16+amx-int8+amx-tile+avx512bf16+avx512vnni:t2");
   SamplerContext ctx = SamplerContext::for_cpu(amx);
-  ctx.tensor_intrinsics = {{DType::BF16, DType::BF16, DType::F32, 32, 2, 32}, {DType::U8, DType::I8, DType::I32, 32, 4, 32}};
+  ctx.tensor_intrinsics = {{DType::BF16, DType::BF16, DType::F32, 32, 2, 32, 16},
+                           {DType::U8, DType::I8, DType::I32, 32, 4, 32, 16},
+                           {DType::BF16, DType::BF16, DType::F32, 32, 2, 14, 14}};
   LowerOptions options;
   options.target = amx;
   const CppGenerator cpp;
@@ -68,16 +76,20 @@ std::string assembly(const std::string& compiler, const std::string& name, const
 }
 
 TEST(AmxCodegenTest, TileRowsCompileToTileInstructionsWithClangAndGcc) {
-  const std::string bf16 = amx_source("dense_bf16"), int8 = amx_source("matmul_u8s8");
+  const std::string bf16 = amx_source("dense_bf16"), int8 = amx_source("matmul_u8s8"), conv = amx_source("conv_bf16");
   ASSERT_NE(bf16.find("ansor_rt::amx_dot_bf16_f32<"), std::string::npos) << bf16;
   ASSERT_NE(int8.find("ansor_rt::amx_dot_u8s8_i32<"), std::string::npos) << int8;
+  // A convolution's rows of 14 pixels: tiles of 14 rows.
+  ASSERT_NE(conv.find("ansor_rt::amx_dot_bf16_f32<1, 2, 14>("), std::string::npos) << conv;
   int compiled = 0;
   for (const char* compiler : {"clang++", "g++"}) {
-    const std::string a = assembly(compiler, "dense_bf16", bf16), b = assembly(compiler, "matmul_u8s8", int8);
-    if (a.empty() && b.empty()) continue;
+    const std::string a = assembly(compiler, "dense_bf16", bf16), b = assembly(compiler, "matmul_u8s8", int8),
+                      c = assembly(compiler, "conv_bf16", conv);
+    if (a.empty() && b.empty() && c.empty()) continue;
     ++compiled;
-    for (const char* instruction : {"ldtilecfg", "tileloadd", "tdpbf16ps", "tilestored", "tilerelease"})
-      EXPECT_TRUE(std::regex_search(a, std::regex(std::string("\\b") + instruction + "\\b"))) << compiler << ": no " << instruction;
+    for (const std::string* text : {&a, &c})
+      for (const char* instruction : {"ldtilecfg", "tileloadd", "tdpbf16ps", "tilestored", "tilerelease"})
+        EXPECT_TRUE(std::regex_search(*text, std::regex(std::string("\\b") + instruction + "\\b"))) << compiler << ": no " << instruction;
     for (const char* instruction : {"ldtilecfg", "tileloadd", "tdpbusd", "tilestored", "tilerelease"})
       EXPECT_TRUE(std::regex_search(b, std::regex(std::string("\\b") + instruction + "\\b"))) << compiler << ": no " << instruction;
   }

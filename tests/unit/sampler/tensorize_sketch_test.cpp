@@ -215,10 +215,32 @@ kernel activations_u8s8 {
   B = input i8[128, 32]
   C[i:16, j:32] = sum(k:128, i32(A[i, k]) * i32(B[k, j]))
 }
-kernel ragged_rows_bf16 {
+kernel rows_of_ten_bf16 {
   X = input bf16[20, 32]
   W = const bf16[16, 32]
   Y[i:20, j:16] = sum(k:32, f32(X[i, k]) * f32(W[j, k]))
+}
+kernel ragged_outputs_bf16 {
+  X = input bf16[16, 64]
+  W = const bf16[40, 64]
+  Y[i:16, j:40] = sum(k:64, f32(X[i, k]) * f32(W[j, k]))
+}
+kernel prime_rows_bf16 {
+  X = input bf16[17, 32]
+  W = const bf16[16, 32]
+  Y[i:17, j:16] = sum(k:32, f32(X[i, k]) * f32(W[j, k]))
+}
+kernel conv_bf16 {
+  X = input bf16[1, 3, 14, 32]
+  W = const bf16[3, 3, 32, 32]
+  P[n:1, h:5, w:16, c:32] = select(h >= 1 && h < 4 && w >= 1 && w < 15, X[n, h - 1, w - 1, c], 0.0)
+  Y[n:1, h:3, w:14, o:32] = sum(rh:3, rw:3, c:32, f32(P[n, h + rh, w + rw, c]) * f32(W[rh, rw, c, o]))
+}
+kernel conv_u8s8 {
+  X = input u8[1, 2, 7, 64]
+  W = const i8[3, 3, 64, 16]
+  P[n:1, h:4, w:9, c:64] = select(h >= 1 && h < 3 && w >= 1 && w < 8, X[n, h - 1, w - 1, c], u8(0))
+  C[n:1, h:2, w:7, o:16] = sum(rh:3, rw:3, c:64, i32(P[n, h + rh, w + rw, c]) * i32(W[rh, rw, c, o]))
 }
 )";
 
@@ -227,14 +249,15 @@ const Target& amx_target() {
   return t;
 }
 
-// What the CPU backend gives the sampler for that target: the tile rows (every tile count),
-// then the dot products.
+// What the CPU backend gives the sampler for that target: the tile rows (every tile count, tiles
+// of 16 rows down to 4), then the dot products.
 SamplerContext amx_context() {
   SamplerContext ctx = SamplerContext::for_cpu(amx_target());
   for (const auto& [lhs, rhs, out, depth] : {std::tuple{DType::BF16, DType::BF16, DType::F32, 2}, std::tuple{DType::U8, DType::I8, DType::I32, 4},
                                              std::tuple{DType::I8, DType::I8, DType::I32, 4}})
-    for (int64_t rows : {32, 16})
-      for (int64_t lanes : {32, 16}) ctx.tensor_intrinsics.push_back({lhs, rhs, out, lanes, depth, rows});
+    for (int64_t tile_rows = 16; tile_rows >= 4; --tile_rows)
+      for (int64_t tiles : {2, 1})
+        for (int64_t lanes : {32, 16}) ctx.tensor_intrinsics.push_back({lhs, rhs, out, lanes, depth, tiles * tile_rows, tile_rows});
   ctx.tensor_intrinsics.push_back({DType::BF16, DType::BF16, DType::F32, 16, 2});
   return ctx;
 }
@@ -276,7 +299,9 @@ TEST(TensorizeSketchTest, AmxProgramsCallTileRowsAndComputeTheNaiveResult) {
   Annotator annotator(ctx);
   LowerOptions options;
   options.target = amx_target();
-  for (const char* kernel : {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8s8", "batch_matmul_bf16", "activations_u8s8"}) {
+  for (const char* kernel :
+       {"dense_bias_relu_bf16", "matmul_u8s8", "matmul_s8s8", "batch_matmul_bf16", "activations_u8s8", "rows_of_ten_bf16", "conv_bf16", "conv_u8s8",
+        "ragged_outputs_bf16"}) {
     const LoweredKernel naive = lower_state(State(amx_dag(kernel)), "naive");
     auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(amx_dag(kernel), ctx, SketchRules::cpu()));
     Mutator mutator(ctx, catalog);
@@ -298,11 +323,36 @@ TEST(TensorizeSketchTest, AmxProgramsCallTileRowsAndComputeTheNaiveResult) {
     ASSERT_FALSE(called_rows(k).empty()) << kernel << "\n" << to_string(k);
     EXPECT_TRUE(test::computes_like(naive, k)) << kernel;
   }
-  // 20 rows are no whole tile: the dot product computes them.
-  const LoweredKernel k = lower_state(default_schedule(amx_dag("ragged_rows_bf16"), ctx), "k", options);
+  // 17 rows are no whole number of tiles of 4 to 16 rows: the dot product computes them.
+  const LoweredKernel k = lower_state(default_schedule(amx_dag("prime_rows_bf16"), ctx), "k", options);
   const std::vector<std::string> rows = called_rows(k);
   ASSERT_FALSE(rows.empty()) << to_string(k);
   for (const std::string& row : rows) EXPECT_EQ(row, "avx512bf16_dot2x16");
+}
+
+// Rows that are no multiple of 16 are tiled by the most rows per tile that divide them: 20 rows
+// as tiles of 10, a convolution's 14 and 7 pixels as tiles of 14 and 7, whose tiles read the
+// padded input from a buffer the tile computes (its selects vary along the rows).
+TEST(TensorizeSketchTest, AmxTilesOfFewerRowsTakeTheMostRowsThatDivide) {
+  const SamplerContext ctx = amx_context();
+  LowerOptions options;
+  options.target = amx_target();
+  Annotator annotator(ctx);
+  for (const auto& [kernel, expected] :
+       {std::pair<std::string, std::set<std::string>>{"rows_of_ten_bf16", {"amx_bf16_20x16_r10", "amx_bf16_10x16_r10"}},
+        {"conv_bf16", {"amx_bf16_14x16_r14", "amx_bf16_14x32_r14"}},
+        {"conv_u8s8", {"amx_u8s8_7x16_r7"}}}) {
+    std::set<std::string> rows;
+    std::mt19937_64 rng(3);
+    for (const Sketch& sk : generate_sketches(amx_dag(kernel), ctx, SketchRules::cpu())) {
+      ASSERT_TRUE(tensorizes(sk.state)) << kernel << "\n" << describe_steps(sk.state);
+      for (const std::string& name : called_rows(lower_state(annotator.annotate(sk.state, rng), "k", options))) rows.insert(name);
+      if (kernel.rfind("conv", 0) != 0) continue;
+      const int padding = sk.state.find_stage("P");
+      EXPECT_EQ(sk.state.stage(padding).location, ComputeLocation::At) << describe_steps(sk.state);
+    }
+    EXPECT_EQ(rows, expected) << kernel;
+  }
 }
 
 }  // namespace
