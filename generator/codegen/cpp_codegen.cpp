@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "codegen/c_emitter.h"
@@ -139,6 +140,35 @@ class CppEmitter final : public CEmitter {
       if (!row->thread_teardown.empty()) line(row->thread_teardown);
   }
 
+  // A task's body reaches the kernel's pointers (parameters, workspace) through the lambda's
+  // references. A store of u8 or i8 may alias anything, those references included, so the
+  // compiler reloads every pointer after every byte store, and vectorizes none of those loops
+  // (an in-kernel pack of int8 weights ran at a byte per several instructions). Where the body
+  // stores bytes, it reads copies of the pointers local to the task instead, which no store can
+  // reach.
+  void localize_pointers_for_byte_stores(const Stmt& body) {
+    std::set<std::string> used;
+    bool stores_bytes = false;
+    for_each_stmt(body, [&](const Stmt& s) {
+      auto* st = s->as<StoreNode>();
+      if (!st) return;
+      const Buffer& target = buffer(st->buffer);
+      stores_bytes = stores_bytes || target.dtype == DType::U8 || target.dtype == DType::I8;
+      used.insert(st->buffer);
+      for (const Expr& e : st->indices)
+        for (const LoadNode* l : collect_loads(e)) used.insert(l->tensor);
+      for (const LoadNode* l : collect_loads(st->value)) used.insert(l->tensor);
+    });
+    if (!stores_bytes) return;
+    for (const std::string& name : used) {
+      const BufferScope scope = buffer(name).scope;
+      if (scope != BufferScope::Param && scope != BufferScope::Workspace) continue;
+      const std::string local = names_.unique(buffer_names_.at(name) + "_task");
+      line(fmt::format("auto* const {} = {};", local, buffer_names_.at(name)));
+      buffer_names_[name] = local;
+    }
+  }
+
   void emit_for(const ForNode& f) {
     ranges_[f.var.get()] = Interval::range(f.extent);
     std::string v = var_name(f.var.get());
@@ -158,11 +188,14 @@ class CppEmitter final : public CEmitter {
           --indent_;
           line("}");
         }
+        const std::map<std::string, std::string> outer_names = buffer_names_;
+        localize_pointers_for_byte_stores(f.body);
         line(fmt::format("for (int64_t {} = ansor_begin; {} < ansor_end; ++{}) {{", v, v, v));
         ++indent_;
         stmt(f.body);
         --indent_;
         line("}");
+        buffer_names_ = outer_names;
         emit_teardowns(rows);
         if (streams_) line("ansor_rt::store_fence();");
         --parallel_depth_;
