@@ -108,7 +108,9 @@ bool is_tensorized_rhs(const State& state, int input);
 // last, the lanes annotated `tensorize`. For a tile row, m and the output axis are first split by
 // the call's rows and lanes, their outer parts tiled in three levels, and k by the tile row's
 // 16 × depth (then 16 and depth), its outer part in two levels, the inner one the call's steps:
-// the nest (steps, rows, 16, lanes, depth) comes last, its steps annotated `tensorize`.
+// the nest (steps, rows, 16, lanes, depth) comes last, its steps annotated `tensorize`; a
+// choice's lhs_producer is computed at the last loop of the two outer spatial levels that lhs
+// varies along.
 State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits);
 
 // Tiles `consumer` like the first `levels` spatial levels of a stage tiled by

@@ -97,22 +97,25 @@ TEST(TensorIntrinsics, Bf16NhwcConvolutionOverAPadding) {
   check_bf16_nhwc_convolution("bf16_conv2d_nhwc_widened", ansor_test_kernels_bf16_conv2d_nhwc_widened, 5, 5, 6, 16);
 }
 
-TEST(TensorIntrinsics, RaggedBf16Dense) {
-  Tensor<uint16_t> x({9, 27}, ANSOR_DTYPE_BF16), w({40, 27}, ANSOR_DTYPE_BF16);
-  Tensor<float> y({9, 40});
+// Y = X W^T of an m x k X and an n x k W in bf16, summed in f32.
+void check_bf16_dense(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, float*), int64_t m, int64_t k, int64_t n) {
+  Tensor<uint16_t> x({m, k}, ANSOR_DTYPE_BF16), w({n, k}, ANSOR_DTYPE_BF16);
+  Tensor<float> y({m, n});
   fill_random(x, 308, -2.0, 2.0);
   fill_random(w, 309, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_ragged", ansor_test_kernels_bf16_dense_ragged, x, w, y));
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, x, w, y));
 
-  Reference vx = widen(x), vw = widen(w), expected({9, 40});
-  for (int i = 0; i < 9; ++i)
-    for (int j = 0; j < 40; ++j) {
+  Reference vx = widen(x), vw = widen(w), expected({m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
       double sum = 0;
-      for (int k = 0; k < 27; ++k) sum += vx(i, k) * vw(j, k);
+      for (int64_t r = 0; r < k; ++r) sum += vx(i, r) * vw(j, r);
       expected(i, j) = sum;
     }
-  expect_close(y, expected, kernel_tolerance("bf16_dense_ragged"));
+  expect_close(y, expected, kernel_tolerance(name));
 }
+
+TEST(TensorIntrinsics, RaggedBf16Dense) { check_bf16_dense("bf16_dense_ragged", ansor_test_kernels_bf16_dense_ragged, 9, 27, 40); }
 
 TEST(TensorIntrinsics, RaggedU8TimesS8MatmulIsExact) {
   check_integer_matmul<uint8_t, int8_t>("u8s8_matmul_ragged", ansor_test_kernels_u8s8_matmul_ragged, 5, 30, 20);
@@ -197,20 +200,7 @@ TEST(TensorIntrinsics, Bf16BatchMatmulTiles) {
 }
 
 TEST(TensorIntrinsics, Bf16DenseTilesOfTenRows) {
-  Tensor<uint16_t> x({20, 64}, ANSOR_DTYPE_BF16), w({32, 64}, ANSOR_DTYPE_BF16);
-  Tensor<float> y({20, 32});
-  fill_random(x, 316, -2.0, 2.0);
-  fill_random(w, 317, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("bf16_dense_tiles_of_10_rows", ansor_test_kernels_bf16_dense_tiles_of_10_rows, x, w, y));
-
-  Reference vx = widen(x), vw = widen(w), expected({20, 32});
-  for (int i = 0; i < 20; ++i)
-    for (int j = 0; j < 32; ++j) {
-      double sum = 0;
-      for (int k = 0; k < 64; ++k) sum += vx(i, k) * vw(j, k);
-      expected(i, j) = sum;
-    }
-  expect_close(y, expected, kernel_tolerance("bf16_dense_tiles_of_10_rows"));
+  check_bf16_dense("bf16_dense_tiles_of_10_rows", ansor_test_kernels_bf16_dense_tiles_of_10_rows, 20, 64, 32);
 }
 
 TEST(TensorIntrinsics, Bf16NhwcConvolutionTilesOfFourteenPixels) {
