@@ -5,7 +5,9 @@ ansor's measurer times candidates with, and prints the table of both.
 The protocol (docs/cuda.md, "Measured on a GPU"): one call first, then timed calls until they add
 up to MIN_SECONDS (at least 3), each timed alone with CUDA events, twice the L2 size written
 before each timed call when the arguments fit in L2; the median is kept. TF32 is off (fp32
-kernels compare with fp32 libraries); cuDNN picks its fastest algorithm (benchmark mode).
+kernels compare with fp32 libraries), and so are cuBLAS's f16 and bf16 reductions in reduced
+precision (the f16 kernels sum in f32, as ours do); cuDNN picks its fastest algorithm
+(benchmark mode).
 
   compare.py KERNELS_JSON OURS_JSON [--min-seconds S] > table.md
 KERNELS_JSON: `ansor-gen list gpu.def --json`; OURS_JSON: `ansor-gen cache stats CACHE --json`.
@@ -35,6 +37,9 @@ def library_call(kernel, args):
     raise SystemExit(f"compare.py: no library call for kernel '{name}'")
 
 
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+
+
 def time_call(call, argument_bytes, l2_bytes, min_seconds):
     flush = torch.empty(2 * l2_bytes, dtype=torch.uint8, device="cuda") if argument_bytes <= l2_bytes else None
     call()
@@ -61,6 +66,8 @@ def main():
     parser.add_argument("--min-seconds", type=float, default=0.1)
     options = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
     kernels = json.load(open(options.kernels))
@@ -76,9 +83,9 @@ def main():
     print("| kernel | trials | ours ms | library | library ms | ours / library (speed) |")
     print("|---|---:|---:|---|---:|---:|")
     for k in kernels:
-        args = [torch.rand(*t["shape"], device="cuda", dtype=torch.float32) for t in k["inputs"]]
+        args = [torch.rand(*t["shape"], device="cuda", dtype=DTYPES[t["dtype"]]) for t in k["inputs"]]
         call, implementation = library_call(k, args)
-        outputs = sum(torch.Size(t["shape"]).numel() * 4 for t in k["outputs"])
+        outputs = sum(torch.Size(t["shape"]).numel() * torch.tensor([], dtype=DTYPES[t["dtype"]]).element_size() for t in k["outputs"])
         argument_bytes = sum(a.numel() * a.element_size() for a in args) + outputs
         library = time_call(call, argument_bytes, l2_bytes, options.min_seconds)
         target, w = ours.get(k["workload_key"], (None, None))

@@ -15,13 +15,6 @@
 
 namespace ansor {
 
-namespace {
-
-// No tensor intrinsic yet: a later issue adds the tensor cores' MMA.
-constexpr std::span<const TensorIntrinsic> kIntrinsics;
-
-}  // namespace
-
 bool CudaBackend::names(const std::string& target) const {
   if (target == "cuda") return true;
   try {
@@ -43,6 +36,13 @@ SamplerContext CudaBackend::sampler_context(const Target& target) const {
       return e.what();
     }
   };
+  // The tensor cores' warp rows, each a warp tile's count of instruction tiles.
+  for (const TensorIntrinsic* row : tensor_intrinsics_for(target)) {
+    TensorizeOption option{row->lhs.dtype, row->rhs.dtype, row->out.dtype};
+    option.warp_m_tiles = row->warp_m_tiles;
+    option.warp_n_tiles = row->warp_n_tiles;
+    ctx.tensor_intrinsics.push_back(option);
+  }
   return ctx;
 }
 
@@ -51,7 +51,7 @@ const CodeGenerator& CudaBackend::code_generator() const {
   return generator;
 }
 
-IntrinsicTable CudaBackend::intrinsics() const { return kIntrinsics; }
+IntrinsicTable CudaBackend::intrinsics() const { return cuda_tensor_intrinsics(); }
 
 std::vector<std::string> CudaBackend::kernel_flags(const KernelBuildRequest& request) const {
   return request.flags.empty() ? cuda_kernel_flags(resolve_cuda_target(request.target)) : request.flags;

@@ -57,6 +57,14 @@ std::string CEmitter::var_name(const VarNode* v) {
   return var_names_[v] = names_.unique(v->name);
 }
 
+void CEmitter::emit_tensor_call(const TensorCall& call) {
+  auto address = [this](const TensorCall::Operand& o) {
+    return fmt::format("&{}[{}]", buffer_names_.at(o.buffer), flat_index_text(buffer(o.buffer), o.indices));
+  };
+  const std::string text = call.intrinsic->emit(address(call.lhs), address(call.rhs), address(call.out), call.shape);
+  line(call.guard ? fmt::format("if ({}) {}", expr(call.guard), text) : text);
+}
+
 std::string CEmitter::store_text(const Buffer& b, const std::vector<Expr>& indices, const std::string& value) {
   std::string stored = value;
   if (b.dtype == DType::F16) stored = fmt::format("ansor_rt::f32_to_f16({})", value);

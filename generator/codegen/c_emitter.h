@@ -42,6 +42,10 @@ class CEmitter {
   // `name[index] = value;` with the conversion that f16 and bf16 buffers store.
   std::string store_text(const Buffer& b, const std::vector<Expr>& indices, const std::string& value);
 
+  // A tensorized loop nest: the call of its intrinsic that lowering found, on the addresses of
+  // the operands' first elements, skipped where its guard (a padding's condition) fails.
+  void emit_tensor_call(const TensorCall& call);
+
   // Index arithmetic: bounded, so plain C++ operators; floor division only where needed.
   std::string index_expr(const Expr& e);
   std::string expr(const Expr& e);

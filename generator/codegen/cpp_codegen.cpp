@@ -231,16 +231,6 @@ class CppEmitter final : public CEmitter {
     line("}");
   }
 
-  // A tensorized loop nest: the call of its intrinsic that lowering found, on the addresses of
-  // the operands' first elements, skipped where its guard (a padding's condition) fails.
-  void emit_tensor_call(const TensorCall& call) {
-    auto address = [this](const TensorCall::Operand& o) {
-      return fmt::format("&{}[{}]", buffer_names_[o.buffer], flat_index_text(buffer(o.buffer), o.indices));
-    };
-    const std::string text = call.intrinsic->emit(address(call.lhs), address(call.rhs), address(call.out), call.shape);
-    line(call.guard ? fmt::format("if ({}) {}", expr(call.guard), text) : text);
-  }
-
   // ---- Horizontal reductions ----
   // Lowering found runs of n accumulation steps A[c] = A[c] op B[j], A[c] = A[c] op B[j + 1],
   // ... (the lanes of a vectorised partial reduction combined one by one): a chain of n - 1

@@ -190,6 +190,10 @@ class CudaEmitter final : public CEmitter {
       emit_vector_copy(f, *copy);
       return;
     }
+    if (const TensorCall* call = kernel_.find_tensor_call(&f)) {
+      emit_tensor_call(*call);
+      return;
+    }
     switch (f.for_kind) {
       case ForKind::Parallel:
         throw std::invalid_argument(fmt::format("the CUDA code generator cannot run loop '{}' in parallel: GPU programs bind loops to blocks and threads",
@@ -197,7 +201,7 @@ class CudaEmitter final : public CEmitter {
       case ForKind::Unrolled:
       case ForKind::Vectorized:
       case ForKind::ThreadBinding: line("#pragma unroll"); break;  // a virtual thread: unrolled into each thread
-      case ForKind::Tensorized:  // no CUDA tensor intrinsic yet: the loops as they are
+      case ForKind::Tensorized:  // no intrinsic of the target computes it: the loops as they are
       case ForKind::VectorizeHint:
       case ForKind::Serial: break;
     }

@@ -1,7 +1,9 @@
 // The target-dependent decisions of lowering.
 #include "lower/codegen_decisions.h"
 
+#include <algorithm>
 #include <climits>
+#include <functional>
 #include <optional>
 
 #include "ir/arith.h"
@@ -152,6 +154,53 @@ void find_tensor_calls(LoweredKernel& k, const Target& target) {
   });
 }
 
+// A GPU launch's tensorized loops, each with the thread loop around it for the rows a warp calls
+// together: those lanes must all reach the call, so the warp context is dropped under a guard on
+// the thread (a loop narrower than the block, a condition on the thread's index) and in a block
+// that is no whole number of warps along threadIdx.x alone.
+void find_gpu_tensor_calls(LoweredKernel& k, const Target& target) {
+  const std::vector<const TensorIntrinsic*> rows = tensor_intrinsics_for(target);
+  if (rows.empty()) return;
+  std::function<void(const Stmt&, WarpContext)> walk = [&](const Stmt& s, WarpContext warp) {
+    switch (s->kind) {
+      case StmtKind::For: {
+        auto* f = s->as<ForNode>();
+        if (f->for_kind == ForKind::Tensorized) {
+          if (std::optional<TensorCall> call = match_tensor_call(k, *f, rows, warp)) {
+            k.tensor_calls[f] = *call;
+            return;
+          }
+        }
+        if (f->for_kind == ForKind::ThreadBinding && f->binding == IterAnnotation::ThreadX)
+          warp.thread = warp.threads > 0 && !std::any_of(k.launches.begin(), k.launches.end(), [&](const GpuLaunch& l) { return l.guards(f); })
+                            ? f->var.get()
+                            : nullptr;
+        if (f->masked() && warp.thread && uses_var(f->active_lanes, warp.thread)) warp.thread = nullptr;
+        walk(f->body, warp);
+        return;
+      }
+      case StmtKind::IfThenElse: {
+        auto* i = s->as<IfThenElseNode>();
+        if (warp.thread && uses_var(i->cond, warp.thread)) warp.thread = nullptr;
+        walk(i->then_case, warp);
+        if (i->else_case) walk(i->else_case, warp);
+        return;
+      }
+      case StmtKind::Allocate: walk(s->as<AllocateNode>()->body, warp); return;
+      case StmtKind::Seq:
+        for (const Stmt& x : s->as<SeqNode>()->stmts) walk(x, warp);
+        return;
+      case StmtKind::Store:
+      case StmtKind::Barrier: return;
+    }
+  };
+  for (const GpuLaunch& launch : k.launches) {
+    WarpContext warp;
+    if (launch.block[1] == 1 && launch.block[2] == 1 && launch.block[0] % 32 == 0) warp.threads = launch.block[0];
+    walk(launch.body, warp);
+  }
+}
+
 // Launches whose vector copies move kernel arguments are printed for aligned and unaligned
 // arguments both.
 void mark_aligned_variants(LoweredKernel& k) {
@@ -173,6 +222,7 @@ void take_codegen_decisions(LoweredKernel& kernel, const Target& target) {
     kernel.launches = gpu_launches(kernel);
     walker.find_vector_copies(kernel.body);
     mark_aligned_variants(kernel);
+    find_gpu_tensor_calls(kernel, target);
   } else {
     kernel.index_dtype = DType::I64;
     walker.find_horizontal_reductions(kernel.body);

@@ -1,6 +1,7 @@
 // Tensor intrinsics: instructions that compute a small tensor operation at once (a dot product
 // of bf16 pairs or int8 quads into each lane of a vector on AVX512-BF16 and VNNI, tiles of a
-// matrix product summed over a run of reduction steps on AMX; later an MMA of tensor cores).
+// matrix product summed over a run of reduction steps on AMX, a warp's matrix product on the
+// tensor cores of a GPU).
 // Each is one row of a table: the loop nest it computes and the operand layouts it reads, the
 // target features it needs, how the code generator prints it and what it computes for the
 // interpreter. Lowering matches a loop nest that a schedule marks `tensorize` against the rows
@@ -36,6 +37,9 @@ inline constexpr int64_t kAnyStride = -1;
 struct IntrinsicCallShape {
   std::vector<int64_t> extents;
   std::vector<int64_t> lhs_strides, rhs_strides, out_strides;
+  // A warp row's: the distance between the rhs elements of lanes t and t + 1 of a row of four
+  // (the columns of their outputs).
+  int64_t rhs_lane_stride = 0;
 };
 
 // An intrinsic computes the loop nest
@@ -65,6 +69,15 @@ struct TensorIntrinsic {
   // A tile row (AMX): the rows of each lhs and out tile (the nest's rows are a whole number of
   // tiles of them). 0: not a tile row.
   int64_t tile_rows = 0;
+  // A warp row (a GPU's tensor cores): the lanes of a warp call it together, each with its own
+  // nest, and the instruction takes each operand from the lanes that hold its fragments. Lane
+  // 4g + t computes two rows of each of `warp_m_tiles` tiles of 16 rows (rows g and g + 8 of the
+  // instruction's tile) and two columns of each of `warp_n_tiles` tiles of 8 (columns 2t and
+  // 2t + 1): its lhs rows depend on g only, its rhs columns are rhs_lane_stride × t from lane g's
+  // (lower/tensorize.h checks both). 0: not a warp row.
+  int64_t warp_m_tiles = 0, warp_n_tiles = 0;
+  // CUDA rows: the least compute capability with the instruction (80: sm_80).
+  int min_cuda_arch = 0;
 };
 
 // The span of elements an operand of a call covers: one past the largest offset it addresses.
@@ -78,6 +91,9 @@ using IntrinsicTable = std::span<const TensorIntrinsic>;
 // The CPU rows, and those of them that `target` offers, AMX's before the dot products (a tile
 // of a matrix product does the most work per instruction).
 IntrinsicTable cpu_tensor_intrinsics();
+// The CUDA rows: tensor cores' mma.sync (lower/mma_intrinsics.cpp).
+IntrinsicTable cuda_tensor_intrinsics();
+// The rows of the target's kind that it offers.
 std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target);
 // The row of that name, null when there is none.
 const TensorIntrinsic* find_tensor_intrinsic(const std::string& name);

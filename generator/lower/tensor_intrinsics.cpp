@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -181,20 +182,31 @@ void for_each_nest_point(const IntrinsicCallShape& shape, const std::function<vo
 
 IntrinsicTable cpu_tensor_intrinsics() { return rows(); }
 
+namespace {
+
+// The compute capability of a CUDA target (sm_90: 90).
+int cuda_arch(const Target& target) { return target.cpu.rfind("sm_", 0) == 0 ? std::atoi(target.cpu.c_str() + 3) : 0; }
+
+bool offers(const Target& target, const TensorIntrinsic& row) {
+  if (target.kind == Target::Kind::Cuda) return cuda_arch(target) >= row.min_cuda_arch;
+  const bool has_all = std::all_of(row.required_features.begin(), row.required_features.end(),
+                                   [&](const std::string& f) { return target.has_tensor_feature(f); });
+  return has_all && (row.isa.empty() || target.isa == row.isa);
+}
+
+}  // namespace
+
 std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target) {
   std::vector<const TensorIntrinsic*> out;
-  if (target.kind != Target::Kind::Cpu) return out;
-  for (const TensorIntrinsic& row : rows()) {
-    const bool has_all = std::all_of(row.required_features.begin(), row.required_features.end(),
-                                     [&](const std::string& f) { return target.has_tensor_feature(f); });
-    if (has_all && (row.isa.empty() || target.isa == row.isa)) out.push_back(&row);
-  }
+  for (const TensorIntrinsic& row : target.kind == Target::Kind::Cuda ? cuda_tensor_intrinsics() : rows())
+    if (offers(target, row)) out.push_back(&row);
   return out;
 }
 
 const TensorIntrinsic* find_tensor_intrinsic(const std::string& name) {
-  for (const TensorIntrinsic& row : rows())
-    if (row.name == name) return &row;
+  for (IntrinsicTable table : {cpu_tensor_intrinsics(), cuda_tensor_intrinsics()})
+    for (const TensorIntrinsic& row : table)
+      if (row.name == name) return &row;
   return nullptr;
 }
 

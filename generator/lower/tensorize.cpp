@@ -99,9 +99,42 @@ TensorCall::Operand first_element(const std::string& buffer, const std::vector<E
   return {buffer, at};
 }
 
+// The value of an index expression on lane `thread`, the other variables at 0: how it varies
+// across the block's threads.
+std::optional<int64_t> on_thread(const Expr& index, const VarNode* thread, int64_t value) {
+  VarMap at{{thread, int_imm(value)}};
+  visit_pre_order(index, [&](const Expr& e) {
+    if (auto* v = e->as<VarNode>(); v && v != thread) at.push_back({v, int_imm(0)});
+    return true;
+  });
+  const Expr folded = simplify(substitute(index, at));
+  const int64_t* c = as_const_int(folded);
+  return c ? std::optional<int64_t>(*c) : std::nullopt;
+}
+
+// Whether every warp's lanes hold the fragments a warp row takes from them (see
+// match_tensor_call), and the stride of rhs along t.
+std::optional<int64_t> warp_fragments_laid_out(const Expr& lhs, const Expr& rhs, const WarpContext& warp) {
+  std::optional<int64_t> lane_stride;
+  for (int64_t first = 0; first < warp.threads; first += 32) {
+    const std::optional<int64_t> rhs_first = on_thread(rhs, warp.thread, first), rhs_next = on_thread(rhs, warp.thread, first + 1);
+    if (!rhs_first || !rhs_next) return std::nullopt;
+    if (lane_stride && *lane_stride != *rhs_next - *rhs_first) return std::nullopt;
+    lane_stride = *rhs_next - *rhs_first;
+    for (int64_t lane = 0; lane < 32; ++lane) {
+      const int64_t g = lane / 4, t = lane % 4;
+      const std::optional<int64_t> l = on_thread(lhs, warp.thread, first + lane), l_of_g = on_thread(lhs, warp.thread, first + 4 * g);
+      const std::optional<int64_t> r = on_thread(rhs, warp.thread, first + lane);
+      if (!l || !l_of_g || *l != *l_of_g || !r || *r != *rhs_first + t * *lane_stride) return std::nullopt;
+    }
+  }
+  return lane_stride;
+}
+
 }  // namespace
 
-std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows) {
+std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows,
+                                            const WarpContext& warp) {
   std::optional<Nest> nest = rows.empty() ? std::nullopt : perfect_nest(loop);
   if (!nest) return std::nullopt;
   const StoreNode& st = *nest->store;
@@ -121,8 +154,10 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
   if (!mul || mul->op != BinaryOp::Mul) return std::nullopt;
   std::optional<Factor> p = factor_of(mul->a, out->dtype, *nest), q = factor_of(mul->b, out->dtype, *nest);
   if (!p || !q) return std::nullopt;
+  const bool warp_rows = warp.thread && warp.threads > 0 && warp.threads % 32 == 0;
   for (const TensorIntrinsic* row : rows) {
-    if (!has_extents(*row, *nest) || row->out.dtype != out->dtype) continue;
+    const bool warp_row = row->warp_m_tiles > 0;
+    if (!has_extents(*row, *nest) || row->out.dtype != out->dtype || (warp_row && !warp_rows)) continue;
     std::optional<std::vector<int64_t>> out_strides = strides_of(*out, st.indices, *nest, row->out.strides);
     if (!out_strides) continue;
     for (const auto& [l, r] : {std::pair{&*p, &*q}, std::pair{&*q, &*p}}) {
@@ -140,6 +175,13 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
       call.out = first_element(out->name, st.indices, *nest);
       for (const Factor* f : {l, r})
         for (const Expr& c : f->conditions) call.guard = call.guard ? logical_and(call.guard, c) : c;
+      if (warp_row) {
+        if (call.guard && uses_var(call.guard, warp.thread)) continue;
+        const std::optional<int64_t> lane_stride =
+            warp_fragments_laid_out(flat_index(*lb, call.lhs.indices), flat_index(*rb, call.rhs.indices), warp);
+        if (!lane_stride) continue;
+        call.shape.rhs_lane_stride = *lane_stride;
+      }
       return call;
     }
   }

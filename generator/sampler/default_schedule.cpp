@@ -58,7 +58,8 @@ std::vector<int64_t> heuristic_lengths(const State& s, const SplitStep& split, c
 }
 
 // GPU tile lengths (SSSRRSRS): per spatial axis [virtual threads, threads, inner, register
-// tile], per reduction axis [inner, innermost]. From the innermost spatial axis outwards, a
+// tile], per reduction axis [inner, innermost]; a warp tile's rows and columns [virtual threads,
+// warps]. From the innermost spatial axis outwards, a
 // register tile of up to 4 (2 for the others) and threads from a block's budget of 256 (at
 // most 32 per axis): small register tiles keep every thread's accumulators in registers, and
 // blocks of 128 to 256 threads fill the GPU. Reduction tiles of up to 8 elements make the
@@ -70,6 +71,12 @@ std::vector<int64_t> gpu_heuristic_lengths(const State& s, const SplitStep& spli
   std::vector<int64_t> lengths(split.lengths.size(), 1);
   if (it.kind != IterKind::Spatial) {
     lengths.front() = largest_divisor_at_most(extent, 8);
+    return lengths;
+  }
+  // A warp tile's [virtual threads, warps] of its rows and columns (warp_tiling.cpp): two warps
+  // along each, four per block; one along the other axes.
+  if (lengths.size() == 2 && st.leaves[split.iter] >= st.num_roots) {
+    lengths[1] = largest_divisor_at_most(extent, 2);
     return lengths;
   }
   if (lengths.size() < 4) return lengths;

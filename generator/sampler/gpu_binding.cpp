@@ -62,10 +62,23 @@ void bind_cross_thread_reduction(State& s, int i, int across) {
   s.try_apply(std::make_shared<AnnotateStep>(i, across > 0 ? 1 : 0, IterAnnotation::ThreadX));
 }
 
+// Whether stage i is a warp tile of tensor cores (warp_tile_tiling), or a consumer with one
+// computed inside it: its thread level also has the lanes' loops g and t.
+bool has_warp_tile(const State& s, int i) {
+  auto tensorized = [](const Stage& st) {
+    return std::any_of(st.leaves.begin(), st.leaves.end(), [&](int leaf) { return st.iters[leaf].annotation == IterAnnotation::Tensorize; });
+  };
+  if (tensorized(s.stage(i))) return true;
+  for (const Stage& other : s.stages())
+    if (other.location == ComputeLocation::At && other.attach_stage == i && tensorized(other)) return true;
+  return false;
+}
+
 // A tiled stage (or one following a tiling): the first spatial level runs on blocks, the
-// second on virtual threads, the third on threads (SSSRRSRS).
+// second on virtual threads, the third on threads (SSSRRSRS), a warp tile's lanes with them.
 void bind_tile_levels(State& s, int i, int axes, int split_axes) {
-  const int groups[3] = {axes, split_axes, split_axes};
+  constexpr int kLaneLoops = 2;
+  const int groups[3] = {axes, split_axes, split_axes + (has_warp_tile(s, i) ? kLaneLoops : 0)};
   const IterAnnotation bindings[3] = {IterAnnotation::BlockX, IterAnnotation::VThread, IterAnnotation::ThreadX};
   int position = 0;
   for (int g = 0; g < 3 && groups[g] > 0; ++g) {

@@ -25,6 +25,10 @@ struct TensorizeOption {
   // tile row of 64 bytes), any number of them per call. 0: a dot-product row (one lhs row).
   int64_t rows = 0;
   int64_t tile_rows = 0;  // of each lhs tile (rows is a whole number of tiles of them)
+  // A warp row (a GPU's tensor cores): a warp's call computes warp_m_tiles × warp_n_tiles tiles
+  // of 16 rows and 8 columns over 16 steps of k; each lane its 2 rows and 2 columns of each.
+  // 0: not a warp row.
+  int64_t warp_m_tiles = 0, warp_n_tiles = 0;
 };
 
 struct SamplerContext {
@@ -46,7 +50,7 @@ struct SamplerContext {
   // can: the backend's check of the lowered program, which the sampler cannot lower itself.
   // within_gpu_limits asks it after its own estimate, so no candidate it refuses is proposed.
   std::function<std::string(const State&)> launch_problem;
-  // CPU: the tensor intrinsics that tiles of matching reductions are computed by.
+  // The tensor intrinsics that tiles of matching reductions are computed by.
   std::vector<TensorizeOption> tensor_intrinsics;
 
   // A CPU's: its threads and vector width.

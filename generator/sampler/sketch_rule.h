@@ -68,6 +68,10 @@ bool needs_multi_level_tiling(const State& state, int stage);
 struct SpatialSplits {
   std::vector<int> steps;
   std::vector<int64_t> presplits;
+  // A warp tile's (GPU tensor cores, warp_tile_tiling): per spatial axis, the step of its fixed
+  // split by the warp's rows or columns and the step of their split among the lanes (-1: none);
+  // empty for other tilings.
+  std::vector<int> warp_steps, lane_steps;
 };
 
 // Splits every spatial loop into as many parts as there are `S` in `structure` and every
@@ -89,12 +93,15 @@ State multi_level_tiling(const State& state, int stage, const std::string& struc
 struct TensorizeChoice {
   TensorizeOption option;
   int k_root = -1;        // the stage's root iterator of axis k
-  int m_root = -1;        // of the tile's rows (tile rows only)
+  int m_root = -1;        // of the tile's rows (tile rows and warp rows)
   int lhs_producer = -1;  // the stage lhs reads, computed inside the tile (tile rows only)
 };
 // Every tile row that computes the stage where one does (each a sketch: the search weighs their
 // tile counts; the largest tile last), else the first dot-product row that does; empty where
-// none does.
+// none does. On a GPU, every warp row (tensor cores) that computes it: lhs reads the rows along
+// `m` as a tile row's does (an input or a shared-memory copy of one), rhs reads k and the
+// output axis, and m, the output axis and k are whole multiples of the warp's rows, columns and
+// 16 steps.
 std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage);
 
 // Whether input stage `input` is the rhs of a tensorized stage, read along its innermost
@@ -113,10 +120,21 @@ bool is_tensorized_rhs(const State& state, int input);
 // varies along.
 State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits);
 
+// A GPU's warp tile (a warp row's choice): the output axis n and the rows' axis m are split by
+// the warp's columns and rows (n: [outer, t: 4, nj, c: 2], m: [outer, g: 8, mi, h: 2], the tile
+// counts' loops left out where they are 1), their outer parts and every other spatial axis in
+// three levels (block, virtual thread, warp), k by 16 and its outer part, as every other
+// reduction axis, in two. The order: the three spatial levels, g and t after the warps (lane 4g
+// + t of the fused thread loop), the reductions' two levels, then the lane's nest (16 steps of
+// k, mi, h, nj, c), its first loop annotated `tensorize`.
+State warp_tile_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits);
+
 // Tiles `consumer` like the first `levels` spatial levels of a stage tiled by
 // multi_level_tiling (or tensorized_tiling) and computes the stage inside the consumer's last
-// loop of those levels.
+// loop of those levels. For a warp tile (splits.warp_steps), the consumer repeats all of its
+// splits, and the stage is computed inside the lanes' loops g and t: each lane's sums.
 State fuse_into_consumer(const State& state, int stage, int consumer, const SpatialSplits& splits, int levels);
+State fuse_into_warp_tile_consumer(const State& state, int stage, int consumer, const SpatialSplits& splits);
 
 // The lanes of a vector loop over `extent` iterations: the largest power of two that divides
 // the extent, at most max_lanes (1 for an odd extent). Vector loops of powers of two are legal

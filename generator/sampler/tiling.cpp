@@ -86,6 +86,7 @@ State multi_level_tiling(const State& state, int stage, const std::string& struc
 }
 
 State fuse_into_consumer(const State& state, int stage, int consumer, const SpatialSplits& splits, int levels) {
+  if (!splits.warp_steps.empty()) return fuse_into_warp_tile_consumer(state, stage, consumer, splits);
   State s = state;
   const int axes = s.stage(consumer).num_spatial_roots();
   std::vector<std::vector<int>> parts(axes);
@@ -167,9 +168,44 @@ bool computable_in_tile(const State& state, int producer, int stage) {
 
 }  // namespace
 
+namespace {
+
+// The warp rows that compute a stage summing lhs · rhs (see tensorize_choices).
+std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const Stage& st, const ReduceNode& red, const LoadNode& a,
+                                               const LoadNode& b) {
+  constexpr int64_t kRows = 16, kCols = 8, kDepth = 16;
+  std::vector<TensorizeChoice> out;
+  const Operation& op = *st.op;
+  const VarNode* n = op.axes.back().var.get();
+  for (const TensorizeOption& option : ctx.tensor_intrinsics) {
+    if (option.warp_m_tiles == 0 || option.out != op.dtype || op.axes.back().extent % (kCols * option.warp_n_tiles) != 0) continue;
+    for (const auto& [lhs, rhs] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+      if (lhs->dtype != option.lhs || rhs->dtype != option.rhs || lhs->indices.empty()) continue;
+      auto* k = lhs->indices.back()->as<VarNode>();
+      int k_axis = -1;
+      for (size_t r = 0; r < red.axes.size(); ++r)
+        if (red.axes[r].var.get() == k && red.axes[r].extent % kDepth == 0) k_axis = static_cast<int>(r);
+      bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
+      for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
+      for (const Expr& i : rhs->indices) {
+        rhs_reads_n = rhs_reads_n || uses_var(i, n);
+        rhs_reads_k = rhs_reads_k || (k && uses_var(i, k));
+      }
+      if (k_axis < 0 || lhs_reads_n || !rhs_reads_n || !rhs_reads_k) continue;
+      const int m_root = tile_rows_root(st, *lhs, *rhs);
+      if (m_root < 0 || op.axes[m_root].extent % (kRows * option.warp_m_tiles) != 0) continue;
+      out.push_back({option, st.num_spatial_roots() + k_axis, m_root, -1});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage) {
   std::vector<TensorizeChoice> tiles, dots;
-  if (ctx.gpu || ctx.tensor_intrinsics.empty() || !needs_multi_level_tiling(state, stage)) return {};
+  if (ctx.tensor_intrinsics.empty() || !needs_multi_level_tiling(state, stage)) return {};
   const Stage& st = state.stage(stage);
   const Operation& op = *st.op;
   const ReduceNode* red = op.reduction();
@@ -182,6 +218,7 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
   const LoadNode* a = converted_load(product->a);
   const LoadNode* b = converted_load(product->b);
   if (!a || !b) return {};
+  if (ctx.gpu) return warp_tile_choices(ctx, st, *red, *a, *b);
   const VarNode* n = op.axes.back().var.get();
   const int64_t n_extent = op.axes.back().extent;
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {
@@ -334,6 +371,7 @@ State tile_row_tiling(const State& state, int stage, const TensorizeChoice& choi
 }  // namespace
 
 State tensorized_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits) {
+  if (choice.option.warp_m_tiles > 0) return warp_tile_tiling(state, stage, choice, splits);
   if (choice.option.rows > 0) return tile_row_tiling(state, stage, choice, splits);
   State s = state;
   const int spatial = s.stage(stage).num_spatial_roots(), roots = s.stage(stage).num_roots;

@@ -68,13 +68,19 @@ SymInterval relax(const Expr& e, const std::unordered_map<const VarNode*, int64_
       if (*k >= 0) return {mul(x.lo, int_imm(*k, t)), sat_mul(x.span, *k)};
       return {mul(add(x.lo, int_imm(x.span, t)), int_imm(*k, t)), sat_mul(x.span, -*k)};
     }
-    case BinaryOp::Div:
+    case BinaryOp::Div: {
       if (!c || *c <= 0) return unknown();
+      // From a known start the quotients are exact (a fused thread loop's parts: 0..127 / 64 is
+      // 0..1); from a symbolic one the range may start anywhere in a multiple of c.
+      if (const int64_t* lo = as_const_int(x.lo); lo && *lo >= 0) return {int_imm(*lo / *c, t), (*lo + x.span) / *c - *lo / *c};
       return {div(x.lo, int_imm(*c, t)), (x.span + *c - 1) / *c};
-    case BinaryOp::Mod:
+    }
+    case BinaryOp::Mod: {
       if (!c || *c <= 0) return unknown();
       if (x.span == 0) return {mod(x.lo, int_imm(*c, t)), 0};
+      if (const int64_t* lo = as_const_int(x.lo); lo && *lo >= 0 && *lo / *c == (*lo + x.span) / *c) return {int_imm(*lo % *c, t), x.span};
       return {int_imm(0, t), *c - 1};
+    }
     case BinaryOp::Min:
     case BinaryOp::Max:
       if (x.span == 0 && y.span == 0) return {binary(b->op, x.lo, y.lo), 0};

@@ -119,6 +119,7 @@ const char* const kExpectedSignatures[] = {
     "bf16_dense_tiles_ragged_outputs(X bf16[16, 64], const W bf16[40, 64], const Bias f32[40]) -> Y bf16[16, 40]",
     "u8s8_matmul_tiles_ragged_outputs(A u8[32, 64], const B i8[64, 20]) -> C i32[32, 20]",
     "u8s8_conv2d_tiles(X u8[1, 3, 7, 64], const W i8[3, 3, 64, 32]) -> C i32[1, 3, 7, 32]",
+    "f16_matmul_tensor_cores(A f16[64, 48], B f16[48, 32]) -> C f16[64, 32]",
     "two_outputs(X f32[4, 6]) -> U f32[4, 6], V f32[4]",
     "unused_input(X f32[4, 3], const Unused f32[5]) -> Y f32[4, 3]",
 };

@@ -3,7 +3,8 @@
 // summed in i32), checked against references computed here: the integer ones exactly, the bf16
 // ones within the tolerance of another f32 summation order. On a CPU without the instructions
 // the same kernels run in plain arithmetic and pass the same checks; tests/amx_emulation runs
-// them on an emulation of AMX.
+// them on an emulation of AMX, and tests/cuda_emulation those a GPU's tensor cores compute on an
+// emulation of mma.sync.
 #include "reference.h"
 
 #include <algorithm>
@@ -217,6 +218,19 @@ TEST(TensorIntrinsics, U8TimesS8NhwcConvolutionTilesOfSevenPixelsAreExact) {
   w[0] = -128;
   ASSERT_NO_FATAL_FAILURE(call_kernel("u8s8_conv2d_tiles", ansor_test_kernels_u8s8_conv2d_tiles, x, w, c));
   expect_close(c, nhwc_convolution(x, w), 0.0);
+}
+
+TEST(TensorIntrinsics, F16MatmulOnTensorCores) {
+  Tensor<uint16_t> a({64, 48}, ANSOR_DTYPE_F16), b({48, 32}, ANSOR_DTYPE_F16), c({64, 32}, ANSOR_DTYPE_F16);
+  fill_random(a, 320, -2.0, 2.0);
+  fill_random(b, 321, -2.0, 2.0);
+  ASSERT_NO_FATAL_FAILURE(call_kernel("f16_matmul_tensor_cores", ansor_test_kernels_f16_matmul_tensor_cores, a, b, c));
+
+  Reference x = widen(a), y = widen(b), expected({64, 32});
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 32; ++j)
+      for (int k = 0; k < 48; ++k) expected(i, j) += x(i, k) * y(k, j);
+  expect_close(c, expected, kernel_tolerance("f16_matmul_tensor_cores"));
 }
 
 }  // namespace

@@ -77,7 +77,7 @@ inline std::vector<std::vector<double>> packed_args(const LoweredKernel& k, cons
   return args;
 }
 
-// Random inputs exact in their element types (bf16 multiples of 1/64 in [-2, 2], 8-bit
+// Random inputs exact in their element types (f16 and bf16 multiples of 1/64 in [-2, 2], 8-bit
 // integers over their whole range, f32 in [-1, 1]), outputs NaN: a narrow-typed program then
 // computes from the same values the naive program reads.
 inline std::vector<std::vector<double>> exact_typed_args(const LoweredKernel& k, uint64_t seed) {
@@ -89,6 +89,7 @@ inline std::vector<std::vector<double>> exact_typed_args(const LoweredKernel& k,
     for (double& x : data) {
       if (b.is_output) break;
       switch (b.dtype) {
+        case DType::F16:
         case DType::BF16: x = static_cast<double>(std::uniform_int_distribution<int>(-128, 128)(rng)) / 64; break;
         case DType::U8: x = std::uniform_int_distribution<int>(0, 255)(rng); break;
         case DType::I8: x = std::uniform_int_distribution<int>(-128, 127)(rng); break;

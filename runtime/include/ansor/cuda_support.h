@@ -122,6 +122,100 @@ __device__ __forceinline__ T reduce_across_threads(T value) {
   return value;
 }
 
+// ---- Tensor-core products -----------------------------------------------------------------------
+
+enum class MmaInput { F16, BF16 };
+
+// One warp-wide mma.sync m16n8k16 with f32 accumulators, d = c + a * b, for the calling lane's
+// fragments in the PTX ISA's layout (lane = 4 g + t): a0..a3 = A[g][2t, 2t+1], A[g+8][2t, 2t+1],
+// A[g][2t+8, 2t+9], A[g+8][2t+8, 2t+9]; b0, b1 = B[2t, 2t+1][g], B[2t+8, 2t+9][g]; c0..c3 =
+// C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]; each register's lower 16 bits hold the lower k.
+// A template so that only the kernels that call it reach ptxas, which refuses it below sm_80.
+template <MmaInput Input>
+__device__ __forceinline__ void mma_m16n8k16(const uint32_t a[4], const uint32_t b[2], float c[4]) {
+#if defined(__CUDACC__)
+  if constexpr (Input == MmaInput::F16) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+#else
+  ansor_cuda_emulation::mma_m16n8k16(Input == MmaInput::BF16, a, b, c);
+#endif
+}
+
+namespace detail {
+
+// Two 16-bit elements `stride` apart as one register, the first in the lower half.
+__device__ __forceinline__ uint32_t pack_pair(const uint16_t* first, int stride) {
+  return static_cast<uint32_t>(first[0]) | static_cast<uint32_t>(first[stride]) << 16;
+}
+
+// MI x NJ tensor-core products of 16 k each into the thread's accumulators (see mma_f16_f32).
+template <MmaInput Input, int MI, int NJ>
+__device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
+                                          int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
+  const unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u;
+  const int g = static_cast<int>(lane / 4), t = static_cast<int>(lane % 4);
+  // The mma's rows g and g + 8 are the thread's own rows h = 0 and 1 (shared by lanes 4g..4g+3).
+  uint32_t a_fragments[MI][4];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+    const uint16_t* row = a + mi * a_mi;
+    a_fragments[mi][0] = pack_pair(row + 2 * t * a_k, a_k);
+    a_fragments[mi][1] = pack_pair(row + a_h + 2 * t * a_k, a_k);
+    a_fragments[mi][2] = pack_pair(row + (2 * t + 8) * a_k, a_k);
+    a_fragments[mi][3] = pack_pair(row + a_h + (2 * t + 8) * a_k, a_k);
+  }
+  // The mma's column g: that of the lanes with lane % 4 == g / 2, their cc = g % 2.
+  const uint16_t* column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
+  uint32_t b_fragments[NJ][2];
+#pragma unroll
+  for (int nj = 0; nj < NJ; ++nj) {
+    b_fragments[nj][0] = pack_pair(column + nj * b_nj + 2 * t * b_k, b_k);
+    b_fragments[nj][1] = pack_pair(column + nj * b_nj + (2 * t + 8) * b_k, b_k);
+  }
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int nj = 0; nj < NJ; ++nj) {
+      float* tile = c + mi * c_mi + nj * c_nj;
+      float accumulators[4] = {tile[0], tile[c_c], tile[c_h], tile[c_h + c_c]};
+      mma_m16n8k16<Input>(a_fragments[mi], b_fragments[nj], accumulators);
+      tile[0] = accumulators[0];
+      tile[c_c] = accumulators[1];
+      tile[c_h] = accumulators[2];
+      tile[c_h + c_c] = accumulators[3];
+    }
+  }
+}
+
+}  // namespace detail
+
+// A warp's MI x NJ tiles of 16 rows x 8 columns, each accumulating a product over 16 k, by
+// tensor cores: for the calling thread's rows (mi, h < 2) and columns (nj, cc < 2),
+//   c[mi c_mi + h c_h + nj c_nj + cc c_c] += sum over k < 16 of a[mi a_mi + h a_h + k a_k] * b[nj b_nj + cc b_c + k b_k]
+// with f16 inputs widened to f32 (strides in elements). Every lane of the warp calls it together
+// with the same MI, NJ and strides; a lane's `a` depends only on lane / 4, and `b` is the warp's
+// b plus (lane % 4) b_t, so that column n of tile nj is at the warp's b + (n / 2) b_t + nj b_nj +
+// (n % 2) b_c.
+template <int MI, int NJ>
+__device__ __forceinline__ void mma_f16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
+                                            int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
+  detail::mma_tiles<MmaInput::F16, MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+}
+
+// mma_f16_f32 with bf16 inputs.
+template <int MI, int NJ>
+__device__ __forceinline__ void mma_bf16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
+                                             int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
+  detail::mma_tiles<MmaInput::BF16, MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+}
+
 // ---- Launches -----------------------------------------------------------------------------------
 
 #if defined(__CUDACC__)

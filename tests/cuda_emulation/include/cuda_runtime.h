@@ -2,10 +2,10 @@
 // for tests on machines without a GPU: the emitted .cu sources, compiled as C++ against this
 // header instead of the toolkit's, run every block of a launch in turn with one thread per CUDA
 // thread. __syncthreads() is a barrier of the block's threads, warp shuffles exchange values
-// through a barrier of the warp's threads, shared memory is one buffer that each block has
-// while it runs, and device memory is host memory. Nothing here checks for races (the lowered
-// program's interpreter does); what it checks is that the printed CUDA computes what lowering
-// decided.
+// through a barrier of the warp's threads, tensor-core products (mma.sync) gather the warp's
+// fragments the same way, shared memory is one buffer that each block has while it runs, and
+// device memory is host memory. Nothing here checks for races (the lowered program's
+// interpreter does); what it checks is that the printed CUDA computes what lowering decided.
 #ifndef ANSOR_TESTS_CUDA_EMULATION_CUDA_RUNTIME_H
 #define ANSOR_TESTS_CUDA_EMULATION_CUDA_RUNTIME_H
 
@@ -21,6 +21,8 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <ansor/scalar_support.h>
 
 #define __global__
 #define __device__
@@ -60,11 +62,18 @@ namespace ansor_cuda_emulation {
 // The most dynamic shared memory a block may have, as on an H100.
 inline constexpr size_t kMaxSharedBytes = 227 * 1024;
 
+// A lane's input registers of an mma.sync, which the whole warp reads.
+struct MmaOperands {
+  uint32_t a[4];
+  uint32_t b[2];
+};
+
 struct Block {
   std::barrier<> threads;
   std::vector<std::unique_ptr<std::barrier<>>> warps;
   std::vector<uint64_t> lanes;  // one value per thread, for shuffles
-  explicit Block(unsigned count) : threads(count), lanes(count) {
+  std::vector<MmaOperands> mma_operands;  // one per thread
+  explicit Block(unsigned count) : threads(count), lanes(count), mma_operands(count) {
     for (unsigned first = 0; first < count; first += 32) warps.push_back(std::make_unique<std::barrier<>>(std::min(32u, count - first)));
   }
 };
@@ -108,6 +117,52 @@ cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shar
         for (std::thread& w : workers) w.join();
       }
   return cudaSuccess;
+}
+
+// The calling lane's part of mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32
+// (c += a * b; the fragment layout is ansor_rt::mma_m16n8k16's): the warp's lanes deposit their
+// registers, each rebuilds A (16 x 16) and B (16 x 8) from all of them and computes its own four
+// accumulators in f32, k ascending. Every lane of a whole warp calls it together.
+inline void mma_m16n8k16(bool bf16, const uint32_t* a, const uint32_t* b, float* c) {
+  const unsigned thread = linear_thread(), lane = thread % 32, warp = thread / 32;
+  // The instruction needs all 32 lanes; a block's partial last warp has no others to read.
+  if (blockDim.x * blockDim.y * blockDim.z - warp * 32 < 32) std::abort();
+  std::barrier<>& lanes = *current_block->warps[warp];
+  MmaOperands& own = current_block->mma_operands[thread];
+  std::memcpy(own.a, a, sizeof own.a);
+  std::memcpy(own.b, b, sizeof own.b);
+  lanes.arrive_and_wait();
+  const auto low = [bf16](uint32_t pair) {
+    const auto bits = static_cast<uint16_t>(pair);
+    return bf16 ? ansor_rt::bf16_to_f32(bits) : ansor_rt::f16_to_f32(bits);
+  };
+  const auto high = [&low](uint32_t pair) { return low(pair >> 16); };
+  float matrix_a[16][16], matrix_b[16][8];
+  for (unsigned source = 0; source < 32; ++source) {
+    const MmaOperands& operands = current_block->mma_operands[warp * 32 + source];
+    const unsigned g = source / 4, t = source % 4;
+    for (unsigned r = 0; r < 4; ++r) {
+      const unsigned row = g + 8 * (r % 2), k = 2 * t + 8 * (r / 2);
+      matrix_a[row][k] = low(operands.a[r]);
+      matrix_a[row][k + 1] = high(operands.a[r]);
+    }
+    for (unsigned r = 0; r < 2; ++r) {
+      const unsigned k = 2 * t + 8 * r;
+      matrix_b[k][g] = low(operands.b[r]);
+      matrix_b[k + 1][g] = high(operands.b[r]);
+    }
+  }
+  // Products of 16-bit floats are exact in f32, so contracting them into FMAs changes nothing.
+  const unsigned g = lane / 4, t = lane % 4;
+  float d[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    const unsigned row = g + 8 * (i / 2), column = 2 * t + i % 2;
+    d[i] = c[i];
+    for (unsigned k = 0; k < 16; ++k) d[i] += matrix_a[row][k] * matrix_b[k][column];
+  }
+  // No lane deposits its next operands while another still reads these.
+  lanes.arrive_and_wait();
+  std::memcpy(c, d, sizeof d);
 }
 
 }  // namespace ansor_cuda_emulation

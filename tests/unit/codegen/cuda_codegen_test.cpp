@@ -20,6 +20,7 @@
 #include "sampler/annotation.h"
 #include "sampler/default_schedule.h"
 #include "test_support.h"
+#include "warp_rows.h"
 
 namespace ansor {
 namespace {
@@ -56,7 +57,8 @@ kernel long_max_to_scalar {
   return program;
 }
 
-SamplerContext sm80() { return SamplerContext::for_gpu(parse_target("cuda:sm_80")); }
+// With the tensor cores' warp rows, as the CUDA backend's context has them.
+SamplerContext sm80() { return test::gpu_context_with_warp_rows(parse_target("cuda:sm_80")); }
 
 LoweredKernel lower_for_sm80(const State& state, const std::string& symbol) {
   LowerOptions options;
@@ -100,7 +102,7 @@ bool has(const Stmt& body, const std::function<bool(const Stmt&)>& what) {
 TEST(CudaProgramsTest, DefaultAndSampledGpuProgramsOfEveryTestKernelMatchTheNaiveProgram) {
   const GpuPrograms& gpu = gpu_programs();
   std::map<std::string, std::pair<std::vector<std::vector<double>>, std::vector<std::vector<double>>>> reference;  // inputs, outputs
-  int shared = 0, barriers = 0, across_threads = 0;
+  int shared = 0, barriers = 0, across_threads = 0, tensor_cores = 0;
   for (const GpuProgram& p : gpu.programs) {
     auto it = reference.find(p.kernel);
     if (it == reference.end()) {
@@ -142,14 +144,16 @@ TEST(CudaProgramsTest, DefaultAndSampledGpuProgramsOfEveryTestKernelMatchTheNaiv
       auto* st = s->as<StoreNode>();
       return st && st->across_threads;
     });
+    tensor_cores += !k.tensor_calls.empty();
   }
   std::printf("%zu GPU programs of %zu kernels checked (%d sampled ones over an sm_80's limits left out): %d with shared memory, "
-              "%d with barriers, %d reducing across threads\n",
-              gpu.programs.size(), test_kernels().kernels.size(), gpu.over_limits, shared, barriers, across_threads);
+              "%d with barriers, %d reducing across threads, %d on tensor cores\n",
+              gpu.programs.size(), test_kernels().kernels.size(), gpu.over_limits, shared, barriers, across_threads, tensor_cores);
   EXPECT_GE(gpu.programs.size(), test_kernels().kernels.size() * 6);
   EXPECT_GE(shared, 40);
   EXPECT_GE(barriers, 40);
   EXPECT_GE(across_threads, 15);
+  EXPECT_GE(tensor_cores, 5 * (kSeedsPerKernel + 1));
 }
 
 TEST(CudaProgramsTest, LimitsOfTheTargetAreEnforced) {

@@ -1,7 +1,8 @@
 // GPU programs from the sampler launch: for every kernel of the kernel tests' file and 100
 // seeds, `--schedule random` on a CUDA target gives a program that lowers and passes the launch
-// check (threads, shared memory, registers of local buffers, barriers), and the CUDA sampler's
-// own check is that of the lowered program.
+// check (threads, shared memory, registers of local buffers, barriers), the kernels of f16 and
+// bf16 products through tensor cores every time, and the CUDA sampler's own check is that of the
+// lowered program.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,13 +26,22 @@ TEST(GpuSampling, EveryRandomProgramOfEveryTestKernelLowersAndLaunches) {
     ASSERT_TRUE(ctx.launch_problem) << "the CUDA sampler checks the lowered program";
     LowerOptions options;
     options.target = target;
+    int tensor_core_kernels = 0;
     for (const Kernel& k : program.kernels) {
       auto dag = std::make_shared<const ComputeDAG>(k.dag);
+      int calls = 0;
       for (uint64_t seed = 0; seed < 100; ++seed) {
         State state = random_program(dag, ctx, seed);
-        EXPECT_NO_THROW(check_gpu_limits(lower_state(state, k.name, options), target.gpu)) << arch << " " << k.name << " seed " << seed;
+        LoweredKernel lowered = lower_state(state, k.name, options);
+        EXPECT_NO_THROW(check_gpu_limits(lowered, target.gpu)) << arch << " " << k.name << " seed " << seed;
+        calls += !lowered.tensor_calls.empty();
       }
+      // A kernel that tensor cores compute (f16 and bf16 products on sm_80 and later) is computed
+      // by them in every sampled program: its sketches are warp tiles, whose lanes lower to calls.
+      EXPECT_TRUE(calls == 0 || calls == 100) << arch << " " << k.name << ": " << calls << " of 100 programs call tensor cores";
+      tensor_core_kernels += calls == 100;
     }
+    EXPECT_GE(tensor_core_kernels, 5) << arch;
   }
 }
 

@@ -193,7 +193,7 @@ TEST(TensorizeTest, RowsAreOfferedOnlyToTargetsWithTheirFeatures) {
   EXPECT_TRUE(tensor_intrinsics_for(parse_target("cpu:x86_64:alderlake:avx2+avx512bf16+avx512vnni:t2")).empty());
   EXPECT_EQ(tensor_intrinsics_for(parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2")).size(), 2u);
   EXPECT_TRUE(tensor_intrinsics_for(parse_target("cpu:x86_64:znver4:avx512+avxvnni:t2")).empty());
-  EXPECT_TRUE(tensor_intrinsics_for(parse_target("cuda:sm_80")).empty());
+  EXPECT_TRUE(tensor_intrinsics_for(parse_target("cuda:sm_75")).empty());
 }
 
 TEST(TensorizeTest, DenseNestBecomesACallWhereTheTargetHasTheInstruction) {

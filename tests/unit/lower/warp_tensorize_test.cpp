@@ -1,0 +1,183 @@
+// The tensor cores' warp rows (lower/mma_intrinsics.cpp): offered to sm_80 and later only; each
+// computes its lane's nest; lowering finds the call of a sampled warp tile, with the distance
+// between the lanes' columns, only where the warp's lanes hold the instruction's fragments
+// (a tile whose lanes are numbered otherwise stays loops); the programs compute what the naive
+// program computes and the CUDA generator prints the calls.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda_codegen.h"
+#include "codegen/kernel_signature.h"
+#include "lang/program.h"
+#include "lower/lower.h"
+#include "lower/stmt_printer.h"
+#include "lower/tensor_intrinsic.h"
+#include "sampler/annotation.h"
+#include "schedule/state.h"
+#include "schedule/steps.h"
+#include "target/target.h"
+#include "test_support.h"
+#include "warp_rows.h"
+
+namespace ansor {
+namespace {
+
+constexpr const char* kDef = R"(
+kernel matmul_f16 {
+  A = input f16[64, 32]
+  B = input f16[32, 48]
+  C[i:64, j:48] = sum(k:32, f32(A[i, k]) * f32(B[k, j]))
+}
+kernel dense_bf16_relu {
+  X = input bf16[32, 64]
+  W = input bf16[32, 64]
+  Bias = input f32[32]
+  Y[i:32, j:32] = max(sum(k:64, f32(X[i, k]) * f32(W[j, k])) + Bias[j], 0.0)
+}
+)";
+
+std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
+  static const Program program = test::parse(kDef);
+  return test::dag_of(program, kernel);
+}
+
+const Target& sm80() {
+  static const Target t = parse_target("cuda:sm_80");
+  return t;
+}
+
+LoweredKernel lower_for(const State& s, const Target& target) {
+  LowerOptions options;
+  options.target = target;
+  return lower_state(s, "k", options);
+}
+
+TEST(WarpTensorizeTest, RowsAreOfferedToTensorCoreArchitectures) {
+  // f16 and bf16, 1, 2 or 4 tiles of 16 rows by 1, 2 or 4 tiles of 8 columns per warp.
+  ASSERT_EQ(cuda_tensor_intrinsics().size(), 18u);
+  EXPECT_TRUE(tensor_intrinsics_for(parse_target("cuda:sm_75")).empty());
+  EXPECT_EQ(tensor_intrinsics_for(sm80()).size(), 18u);
+  EXPECT_EQ(tensor_intrinsics_for(parse_target("cuda:sm_90")).size(), 18u);
+  for (const TensorIntrinsic* row : tensor_intrinsics_for(parse_target("cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2")))
+    EXPECT_EQ(row->warp_m_tiles, 0) << row->name;
+  const TensorIntrinsic* row = find_tensor_intrinsic("mma_bf16_m32n16");
+  ASSERT_NE(row, nullptr);
+  EXPECT_EQ(row->warp_m_tiles, 2);
+  EXPECT_EQ(row->warp_n_tiles, 2);
+}
+
+// 16-bit encodings of values with at most 8 significant bits and no smaller than 2^-14 (exact in
+// both), and back: bf16 is f32's upper half; f16 rebiases the exponent from 127 to 15.
+uint16_t bits_of(float v, bool bf16) {
+  const uint32_t f = std::bit_cast<uint32_t>(v);
+  if (bf16) return static_cast<uint16_t>(f >> 16);
+  if (v == 0) return static_cast<uint16_t>((f >> 16) & 0x8000u);
+  return static_cast<uint16_t>(((f >> 16) & 0x8000u) | ((((f >> 23) & 0xffu) - 127 + 15) << 10) | ((f >> 13) & 0x3ffu));
+}
+float value_of(uint16_t x, bool bf16) {
+  if (bf16) return std::bit_cast<float>(static_cast<uint32_t>(x) << 16);
+  if ((x & 0x7fffu) == 0) return (x & 0x8000u) ? -0.0f : 0.0f;
+  return std::bit_cast<float>(((x & 0x8000u) << 16) | ((((x >> 10) & 0x1fu) - 15 + 127) << 23) | ((x & 0x3ffu) << 13));
+}
+
+// Each row's interpretation: out[mi, h, nj, c] += sum over k of lhs[k, mi, h] * rhs[k, nj, c],
+// addressed by odd strides, in the row's element type.
+TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
+  std::mt19937_64 rng(5);
+  for (const TensorIntrinsic& row : cuda_tensor_intrinsics()) {
+    const bool bf16 = row.lhs.dtype == DType::BF16;
+    IntrinsicCallShape shape;
+    shape.extents = row.extents;
+    auto strides = [](const IntrinsicOperand& o, int64_t first) {
+      std::vector<int64_t> out;
+      for (int64_t s : o.strides) out.push_back(s == kAnyStride ? first++ * 37 + 1 : s);
+      return out;
+    };
+    shape.lhs_strides = strides(row.lhs, 1);
+    shape.rhs_strides = strides(row.rhs, 2);
+    shape.out_strides = strides(row.out, 3);
+    std::vector<uint16_t> lhs(static_cast<size_t>(operand_span(shape, shape.lhs_strides)));
+    std::vector<uint16_t> rhs(static_cast<size_t>(operand_span(shape, shape.rhs_strides)));
+    std::vector<float> out(static_cast<size_t>(operand_span(shape, shape.out_strides)), 0.5f);
+    for (auto* operand : {&lhs, &rhs})
+      for (uint16_t& x : *operand) x = bits_of(static_cast<float>(std::uniform_int_distribution<int>(-64, 64)(rng)) / 32, bf16);
+    std::vector<double> expected(out.begin(), out.end());
+    for_each_nest_point(shape, [&](int64_t l, int64_t r, int64_t o) { expected[o] += double{value_of(lhs[l], bf16)} * value_of(rhs[r], bf16); });
+    row.interpret(lhs.data(), rhs.data(), out.data(), shape);
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(double{out[i]}, expected[i]) << row.name << " element " << i;
+  }
+}
+
+// Sampled programs of each kernel are warp tiles whose nests lower to calls (the fused thread
+// loop numbers lane 4g + t) and compute the naive result; the CUDA generator prints the calls.
+TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  for (const std::string kernel : {"matmul_f16", "dense_bf16_relu"}) {
+    const auto dag = dag_named(kernel);
+    const LoweredKernel naive = lower_state(State(dag), "naive");
+    for (uint64_t seed = 0; seed < 6; ++seed) {
+      const State s = random_program(dag, ctx, seed);
+      const LoweredKernel k = lower_for(s, sm80());
+      ASSERT_FALSE(k.tensor_calls.empty()) << kernel << " seed " << seed << "\n" << to_string(k);
+      for (const auto& [loop, call] : k.tensor_calls) {
+        EXPECT_EQ(call.intrinsic->lhs.dtype, kernel == "matmul_f16" ? DType::F16 : DType::BF16);
+        EXPECT_EQ(call.guard, nullptr);
+      }
+      EXPECT_TRUE(test::computes_like(naive, k)) << kernel << " seed " << seed << "\n" << describe_steps(s);
+      const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
+      EXPECT_NE(text.find(kernel == "matmul_f16" ? "ansor_rt::mma_f16_f32<" : "ansor_rt::mma_bf16_f32<"), std::string::npos) << text;
+    }
+  }
+}
+
+// The same tile with its lanes numbered 8t + g (the lane loops swapped before they are fused):
+// no lane holds the fragments the instruction takes from it, so the nest stays loops, which
+// still compute the naive result.
+TEST(WarpTensorizeTest, LanesNumberedOtherwiseStayLoops) {
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  const auto dag = dag_named("matmul_f16");
+  const State s = random_program(dag, ctx, 1);
+  const LoweredKernel k = lower_for(s, sm80());
+  ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
+  // B's columns of lanes t and t + 1: two columns apart in B's shared copy.
+  EXPECT_EQ(k.tensor_calls.begin()->second.shape.rhs_lane_stride % 2, 0);
+
+  // The consumer's reorder puts its lane loops g and t right before its nest of [mi,] h, [nj,] c.
+  std::vector<StepPtr> steps = s.steps();
+  const int consumer = s.find_stage("C");
+  int reorder = -1;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (auto* r = dynamic_cast<const ReorderStep*>(steps[i].get()); r && r->stage == consumer) reorder = static_cast<int>(i);
+  ASSERT_GE(reorder, 0) << describe_steps(s);
+  std::vector<int> order = static_cast<const ReorderStep&>(*steps[reorder]).order;
+  const State before = replay(dag, std::vector<StepPtr>(steps.begin(), steps.begin() + reorder));
+  const Stage& c = before.stage(consumer);
+  size_t g = order.size(), t = order.size();
+  for (size_t p = 0; p < order.size(); ++p) {
+    const std::string& name = c.iters[c.leaves[order[p]]].name;
+    if (name == "i.1.0") g = p;
+    if (name == "j.1.0") t = p;
+  }
+  ASSERT_TRUE(g < order.size() && t == g + 1) << describe_steps(s);
+  std::swap(order[g], order[t]);
+  steps[reorder] = std::make_shared<ReorderStep>(consumer, order);
+  const LoweredKernel swapped = lower_for(replay(dag, steps), sm80());
+  EXPECT_TRUE(swapped.tensor_calls.empty()) << to_string(swapped);
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), swapped));
+}
+
+// sm_75 has no m16n8k16: the same kernel's programs there are the SSSRRSRS tiles of f32 pipes.
+TEST(WarpTensorizeTest, OlderArchitecturesTileWithoutTensorCores) {
+  const Target sm75 = parse_target("cuda:sm_75");
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm75);
+  EXPECT_TRUE(ctx.tensor_intrinsics.empty());
+  const LoweredKernel k = lower_for(random_program(dag_named("matmul_f16"), ctx, 0), sm75);
+  EXPECT_TRUE(k.tensor_calls.empty());
+}
+
+}  // namespace
+}  // namespace ansor
