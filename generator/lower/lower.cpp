@@ -273,8 +273,10 @@ class Lowerer {
   // tiles overshoot: it keeps them in its own local buffer, where they fit (its region is a
   // whole tile, not one clipped to the tensor) and no consumer reads them for an element it
   // keeps; every load it makes stays inside a buffer that holds initialised values there (packed
-  // inputs are padded with zeros to whole tiles, a local producer overshoots the same way); and
-  // no integer division by a variable can trap. Such a tile's body is then written once,
+  // inputs are padded with zeros to whole tiles, a local producer overshoots the same way) or
+  // inside a GPU block's shared copy (its whole tile, bound_inference.cpp; past the tensor it is
+  // not written, and what the tile reads there only reaches elements past the tensor); and no
+  // integer division by a variable can trap. Such a tile's body is then written once,
   // unguarded, and only the copy-out to the output keeps the guard (a masked last vector), as
   // oneDNN's kernels store a tile.
   bool overshoots_unguarded(int s) const {
@@ -301,7 +303,31 @@ class Lowerer {
     } else {
       computed.push_back(in.body);
     }
+    // A block's shared copy holds the reduction's current tile only: its loads are bounded by the
+    // reduction's loops there, the others over the whole reduction.
+    std::vector<Expr> in_loops = computed;
+    const VarMap loop_values = nest_.root_values(s);
+    for (Expr& e : in_loops) e = simplify(to_buffer_coords(substitute(e, loop_values)), nest_.ranges());
     for (Expr& e : computed) e = simplify(to_buffer_coords(substitute(e, values)), ranges);
+    auto shared_copy = [&](const LoadNode* l) {
+      const int p = state_.find_stage(l->tensor);
+      return p >= 0 && info(p).local && state_.stage(p).scope == MemoryScope::Shared;
+    };
+    auto inside = [&](const LoadNode* l, const RangeMap& bounds) {
+      const std::vector<int64_t>* shape = nullptr;
+      for (const PackedLayout* p : packed_)
+        if (p->buffer == l->tensor) shape = &p->shape;
+      int p = state_.find_stage(l->tensor);
+      if (!shape && p >= 0 && info(p).local) {
+        if (!shared_copy(l) && !overshoots_unguarded(p)) return false;
+        shape = &info(p).region_extent;
+      }
+      if (!shape && p >= 0) shape = &state_.stage(p).op->shape;
+      if (!shape || shape->size() != l->indices.size()) return false;
+      for (size_t d = 0; d < l->indices.size(); ++d)
+        if (!Interval::range((*shape)[d]).contains(bound_of(l->indices[d], bounds))) return false;
+      return true;
+    };
     for (const Expr& e : computed) {
       bool traps = false;
       visit_pre_order(e, [&traps](const Expr& n) {
@@ -310,22 +336,12 @@ class Lowerer {
         return !traps;
       });
       if (traps) return false;
-      for (const LoadNode* l : collect_loads(e)) {
-        if (l->tensor == st.op->name) continue;
-        const std::vector<int64_t>* shape = nullptr;
-        for (const PackedLayout* p : packed_)
-          if (p->buffer == l->tensor) shape = &p->shape;
-        int p = state_.find_stage(l->tensor);
-        if (!shape && p >= 0 && info(p).local) {
-          if (!overshoots_unguarded(p)) return false;
-          shape = &info(p).region_extent;
-        }
-        if (!shape && p >= 0) shape = &state_.stage(p).op->shape;
-        if (!shape || shape->size() != l->indices.size()) return false;
-        for (size_t d = 0; d < l->indices.size(); ++d)
-          if (!Interval::range((*shape)[d]).contains(bound_of(l->indices[d], ranges))) return false;
-      }
+      for (const LoadNode* l : collect_loads(e))
+        if (l->tensor != st.op->name && !shared_copy(l) && !inside(l, ranges)) return false;
     }
+    for (const Expr& e : in_loops)
+      for (const LoadNode* l : collect_loads(e))
+        if (shared_copy(l) && !inside(l, nest_.ranges())) return false;
     overshoots_[s] = true;
     return true;
   }

@@ -292,14 +292,22 @@ class AddVectorRfactor final : public SketchRule {
   }
 };
 
+// Whether a GPU stage is tiled for the tensor cores (tensorize_choices): its warps keep their
+// sums in registers and read their fragments from shared memory, never from device memory, so
+// that neither variant without is derived (in device memory a ragged edge's guard would also
+// vary across the lanes of a warp, which the instruction cannot have).
+bool tiled_for_tensor_cores(const SamplerContext& ctx, const State& s, int stage) {
+  return ctx.gpu && !tensorize_choices(ctx, s, stage).empty();
+}
+
 // A stage to tile with no consumer to fuse gets a variant that accumulates in a local cache
 // stage; the stage itself then copies the tile out and is fused into the tile.
 class AddCacheWrite final : public SketchRule {
  public:
   std::string name() const override { return "cache-write"; }
-  Condition check(const SamplerContext&, const State& s, int stage) const override {
-    return needs_multi_level_tiling(s, stage) && fusible_consumer(s, stage) < 0 && !s.has_attached(stage) ? Condition::Apply
-                                                                                                          : Condition::Pass;
+  Condition check(const SamplerContext& ctx, const State& s, int stage) const override {
+    if (!needs_multi_level_tiling(s, stage) || fusible_consumer(s, stage) >= 0 || s.has_attached(stage)) return Condition::Pass;
+    return tiled_for_tensor_cores(ctx, s, stage) ? Condition::ApplyAndSkipRest : Condition::Apply;
   }
   Successors apply(const SamplerContext&, const State& s, int stage) const override {
     State next = s;
@@ -318,7 +326,7 @@ class AddSharedCacheRead final : public SketchRule {
       int p = s.find_stage(t);
       if (p >= 0 && s.stage(p).scope == MemoryScope::Shared) return Condition::Pass;
     }
-    return Condition::Apply;
+    return tiled_for_tensor_cores(ctx, s, stage) ? Condition::ApplyAndSkipRest : Condition::Apply;
   }
   Successors apply(const SamplerContext&, const State& s, int stage) const override {
     State next = s;

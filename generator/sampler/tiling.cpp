@@ -178,7 +178,7 @@ std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const 
   const Operation& op = *st.op;
   const VarNode* n = op.axes.back().var.get();
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {
-    if (option.warp_m_tiles == 0 || option.out != op.dtype || op.axes.back().extent % (kCols * option.warp_n_tiles) != 0) continue;
+    if (option.warp_m_tiles == 0 || option.out != op.dtype || op.axes.back().extent < kCols * option.warp_n_tiles) continue;
     for (const auto& [lhs, rhs] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
       if (lhs->dtype != option.lhs || rhs->dtype != option.rhs || lhs->indices.empty()) continue;
       auto* k = lhs->indices.back()->as<VarNode>();
@@ -193,7 +193,7 @@ std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const 
       }
       if (k_axis < 0 || lhs_reads_n || !rhs_reads_n || !rhs_reads_k) continue;
       const int m_root = tile_rows_root(st, *lhs, *rhs);
-      if (m_root < 0 || op.axes[m_root].extent % (kRows * option.warp_m_tiles) != 0) continue;
+      if (m_root < 0 || op.axes[m_root].extent < kRows * option.warp_m_tiles) continue;
       out.push_back({option, st.num_spatial_roots() + k_axis, m_root, -1});
       break;
     }

@@ -136,7 +136,10 @@ void LoopNest::compute_region(int s) {
   }
   if (!found) invalid(fmt::format("stage '{}' is attached but nothing reads it", name_of(s)));
   for (int d = 0; d < n; ++d) {
-    if (region[d].unknown || region[d].span + 1 >= st.op->shape[d]) continue;
+    // A block's shared copy keeps its whole tile where the tile is wider than the tensor, so that
+    // the tile's threads read inside it (lower.cpp, overshoots_unguarded).
+    const bool whole_tile = st.scope == MemoryScope::Shared && !region[d].unknown;
+    if (region[d].unknown || (region[d].span + 1 >= st.op->shape[d] && !whole_tile)) continue;
     in.region_min[d] = simplify(region[d].lo, ranges_);
     in.region_extent[d] = region[d].span + 1;
     visit_pre_order(in.region_min[d], [&](const Expr& e) {

@@ -220,17 +220,28 @@ TEST(TensorIntrinsics, U8TimesS8NhwcConvolutionTilesOfSevenPixelsAreExact) {
   expect_close(c, nhwc_convolution(x, w), 0.0);
 }
 
-TEST(TensorIntrinsics, F16MatmulOnTensorCores) {
-  Tensor<uint16_t> a({64, 48}, ANSOR_DTYPE_F16), b({48, 32}, ANSOR_DTYPE_F16), c({64, 32}, ANSOR_DTYPE_F16);
+// C = A B of f16 operands summed in f32, stored as `Out` (f16 or f32).
+template <class Out>
+void check_f16_matmul(const std::string& name, int (*kernel)(const uint16_t*, const uint16_t*, Out*), int64_t m, int64_t k, int64_t n) {
+  Tensor<uint16_t> a({m, k}, ANSOR_DTYPE_F16), b({k, n}, ANSOR_DTYPE_F16);
+  Tensor<Out> c({m, n}, std::is_same_v<Out, float> ? ANSOR_DTYPE_F32 : ANSOR_DTYPE_F16);
   fill_random(a, 320, -2.0, 2.0);
   fill_random(b, 321, -2.0, 2.0);
-  ASSERT_NO_FATAL_FAILURE(call_kernel("f16_matmul_tensor_cores", ansor_test_kernels_f16_matmul_tensor_cores, a, b, c));
+  ASSERT_NO_FATAL_FAILURE(call_kernel(name, kernel, a, b, c));
 
-  Reference x = widen(a), y = widen(b), expected({64, 32});
-  for (int i = 0; i < 64; ++i)
-    for (int j = 0; j < 32; ++j)
-      for (int k = 0; k < 48; ++k) expected(i, j) += x(i, k) * y(k, j);
-  expect_close(c, expected, kernel_tolerance("f16_matmul_tensor_cores"));
+  Reference x = widen(a), y = widen(b), expected({m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t r = 0; r < k; ++r) expected(i, j) += x(i, r) * y(r, j);
+  expect_close(c, expected, kernel_tolerance(name));
+}
+
+TEST(TensorIntrinsics, F16MatmulOnTensorCores) {
+  check_f16_matmul<uint16_t>("f16_matmul_tensor_cores", ansor_test_kernels_f16_matmul_tensor_cores, 64, 48, 32);
+}
+
+TEST(TensorIntrinsics, F16MatmulOnTensorCoresWithRaggedEdges) {
+  check_f16_matmul<float>("f16_matmul_tensor_cores_ragged", ansor_test_kernels_f16_matmul_tensor_cores_ragged, 50, 32, 20);
 }
 
 }  // namespace
