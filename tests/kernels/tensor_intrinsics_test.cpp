@@ -240,6 +240,10 @@ TEST(TensorIntrinsics, F16MatmulOnTensorCores) {
   check_f16_matmul<uint16_t>("f16_matmul_tensor_cores", ansor_test_kernels_f16_matmul_tensor_cores, 64, 48, 32);
 }
 
+TEST(TensorIntrinsics, Bf16NhwcConvolutionOnTensorCores) {
+  check_bf16_nhwc_convolution("bf16_conv2d_tensor_cores", ansor_test_kernels_bf16_conv2d_tensor_cores, 3, 20, 32, 16);
+}
+
 TEST(TensorIntrinsics, F16MatmulOnTensorCoresWithRaggedEdges) {
   check_f16_matmul<float>("f16_matmul_tensor_cores_ragged", ansor_test_kernels_f16_matmul_tensor_cores_ragged, 50, 32, 20);
 }

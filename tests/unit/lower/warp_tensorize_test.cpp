@@ -48,6 +48,12 @@ kernel ragged_bf16_relu {
   W = input bf16[36, 48]
   Y[i:50, j:36] = max(sum(k:48, f32(X[i, k]) * f32(W[j, k])), 0.0)
 }
+kernel conv_bf16_nhwc {
+  X = input bf16[1, 3, 18, 32]
+  W = input bf16[3, 3, 32, 16]
+  P[n:1, h:5, w:20, c:32] = select(h >= 1 && h < 4 && w >= 1 && w < 19, X[n, h - 1, w - 1, c], 0.0)
+  Y[n:1, h:3, w:18, o:16] = sum(rh:3, rw:3, c:32, f32(P[n, h + rh, w + rw, c]) * f32(W[rh, rw, c, o]))
+}
 )";
 
 std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
@@ -125,10 +131,11 @@ TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
 // Sampled programs of each kernel are warp tiles whose nests lower to calls (the fused thread
 // loop numbers lane 4g + t) and compute the naive result; the CUDA generator prints the calls.
 // Rows and columns that are no whole number of tiles (ragged_*) too: the last tiles compute past
-// the tensor's edges, unguarded, and only their copy-out is guarded.
+// the tensor's edges, unguarded, and only their copy-out is guarded; and an NHWC convolution,
+// whose warps' rows are pixels read from the shared copy of its padded input.
 TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
   const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
-  for (const std::string kernel : {"matmul_f16", "dense_bf16_relu", "ragged_f16", "ragged_bf16_relu"}) {
+  for (const std::string kernel : {"matmul_f16", "dense_bf16_relu", "ragged_f16", "ragged_bf16_relu", "conv_bf16_nhwc"}) {
     const auto dag = dag_named(kernel);
     const LoweredKernel naive = lower_state(State(dag), "naive");
     for (uint64_t seed = 0; seed < 6; ++seed) {
