@@ -39,8 +39,10 @@ SamplerContext CudaBackend::sampler_context(const Target& target) const {
   // The tensor cores' warp rows, each a warp tile's count of instruction tiles.
   for (const TensorIntrinsic* row : tensor_intrinsics_for(target)) {
     TensorizeOption option{row->lhs.dtype, row->rhs.dtype, row->out.dtype};
+    option.depth = row->extents[0];
     option.warp_m_tiles = row->warp_m_tiles;
     option.warp_n_tiles = row->warp_n_tiles;
+    option.tf32 = row->tf32_operands;
     ctx.tensor_intrinsics.push_back(option);
   }
   return ctx;

@@ -114,6 +114,7 @@ std::string CEmitter::math_call_text(MathFn fn, DType t, const std::vector<std::
     case MathFn::Rsqrt:
     case MathFn::Sigmoid:
     case MathFn::Gelu:
+    case MathFn::Tf32:
     case MathFn::Relu: return fmt::format("ansor_rt::{}({})", math_fn_name(fn), joined);
     case MathFn::Abs:
       if (!dtype_is_float(t)) return fmt::format("static_cast<{}>({} < 0 ? -{} : {})", compute_type(t), args[0], args[0], args[0]);

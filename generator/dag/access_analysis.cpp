@@ -23,7 +23,8 @@ bool is_expensive(MathFn fn) {
     case MathFn::Abs:
     case MathFn::Relu:
     case MathFn::Floor:
-    case MathFn::Ceil: return false;
+    case MathFn::Ceil:
+    case MathFn::Tf32: return false;
     default: return true;
   }
 }

@@ -13,6 +13,7 @@ double vector_math_ulp_bound(MathFn fn) {
     case MathFn::Abs:
     case MathFn::Floor:
     case MathFn::Ceil:
+    case MathFn::Tf32:
     case MathFn::Relu: return 0;
     case MathFn::Sqrt: return 0.5;
     case MathFn::Rsqrt: return 1.5;  // two correctly rounded operations, as the scalar rsqrt
@@ -35,7 +36,7 @@ constexpr double kScalarUlp = 2;
 // Functions whose vector and scalar forms give bitwise the same results.
 bool same_in_both_forms(MathFn fn) {
   return fn == MathFn::Abs || fn == MathFn::Floor || fn == MathFn::Ceil || fn == MathFn::Relu || fn == MathFn::Sqrt ||
-         fn == MathFn::Rsqrt;
+         fn == MathFn::Rsqrt || fn == MathFn::Tf32;
 }
 
 }  // namespace

@@ -55,6 +55,7 @@ double apply_math(MathFn fn, const std::vector<double>& a) {
     case MathFn::Pow: return std::pow(x, a[1]);
     case MathFn::Relu: return x < 0 ? 0 : x;
     case MathFn::Gelu: return ansor_rt::gelu(x);
+    case MathFn::Tf32: return ansor_rt::tf32(x);
   }
   return 0;
 }

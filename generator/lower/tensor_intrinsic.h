@@ -78,6 +78,9 @@ struct TensorIntrinsic {
   int64_t warp_m_tiles = 0, warp_n_tiles = 0;
   // CUDA rows: the least compute capability with the instruction (80: sm_80).
   int min_cuda_arch = 0;
+  // The operands are f32 values the kernel rounds by tf32() (TF32 products): a product of tf32()
+  // factors matches only such rows, and such rows only such products.
+  bool tf32_operands = false;
 };
 
 // The span of elements an operand of a call covers: one past the largest offset it addresses.

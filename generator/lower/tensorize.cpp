@@ -37,12 +37,13 @@ bool uses_any(const Expr& e, const std::vector<const VarNode*>& vars) {
   return false;
 }
 
-// A factor of the product: a load converted to the accumulator's type, under selects that
-// give zero where a condition independent of the nest fails (a padding), those conditions
-// collected.
+// A factor of the product: a load converted to the accumulator's type (or an f32 load rounded
+// by tf32()), under selects that give zero where a condition independent of the nest fails (a
+// padding), those conditions collected.
 struct Factor {
   const LoadNode* load = nullptr;
   std::vector<Expr> conditions;
+  bool tf32 = false;
 };
 
 std::optional<Factor> factor_of(Expr e, DType acc, const Nest& nest) {
@@ -53,6 +54,9 @@ std::optional<Factor> factor_of(Expr e, DType acc, const Nest& nest) {
       if (e->dtype != acc) return std::nullopt;
       converted = true;
       e = c->value;
+    } else if (auto* call = e->as<CallNode>(); call && call->fn == MathFn::Tf32 && e->dtype == acc && !f.tf32) {
+      f.tf32 = true;
+      e = call->args[0];
     } else if (auto* s = e->as<SelectNode>()) {
       if (!is_const_zero(simplify(s->false_value)) || uses_any(s->cond, nest.vars)) return std::nullopt;
       f.conditions.push_back(s->cond);
@@ -164,6 +168,7 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
       const Buffer* lb = kernel.find_buffer(l->load->tensor);
       const Buffer* rb = kernel.find_buffer(r->load->tensor);
       if (!lb || !rb || lb->dtype != row->lhs.dtype || rb->dtype != row->rhs.dtype) continue;
+      if (l->tf32 != row->tf32_operands || r->tf32 != row->tf32_operands) continue;
       std::optional<std::vector<int64_t>> lhs_strides = strides_of(*lb, l->load->indices, *nest, row->lhs.strides);
       std::optional<std::vector<int64_t>> rhs_strides = strides_of(*rb, r->load->indices, *nest, row->rhs.strides);
       if (!lhs_strides || !rhs_strides) continue;

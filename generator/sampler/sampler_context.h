@@ -26,9 +26,10 @@ struct TensorizeOption {
   int64_t rows = 0;
   int64_t tile_rows = 0;  // of each lhs tile (rows is a whole number of tiles of them)
   // A warp row (a GPU's tensor cores): a warp's call computes warp_m_tiles × warp_n_tiles tiles
-  // of 16 rows and 8 columns over 16 steps of k; each lane its 2 rows and 2 columns of each.
-  // 0: not a warp row.
+  // of 16 rows and 8 columns over `depth` steps of k; each lane its 2 rows and 2 columns of each.
+  // 0: not a warp row. `tf32`: its operands are f32 loads rounded by tf32() in the kernel.
   int64_t warp_m_tiles = 0, warp_n_tiles = 0;
+  bool tf32 = false;
 };
 
 struct SamplerContext {

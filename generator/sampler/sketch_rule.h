@@ -123,10 +123,10 @@ State tensorized_tiling(const State& state, int stage, const TensorizeChoice& ch
 // A GPU's warp tile (a warp row's choice): the output axis n and the rows' axis m are split by
 // the warp's columns and rows (n: [outer, t: 4, nj, c: 2], m: [outer, g: 8, mi, h: 2], the tile
 // counts' loops left out where they are 1), their outer parts and every other spatial axis in
-// three levels (block, virtual thread, warp), k by 16 and its outer part, as every other
-// reduction axis, in two. The order: the three spatial levels, g and t after the warps (lane 4g
-// + t of the fused thread loop), the reductions' two levels, then the lane's nest (16 steps of
-// k, mi, h, nj, c), its first loop annotated `tensorize`.
+// three levels (block, virtual thread, warp), k by the row's depth (16, or 8 for TF32) and its
+// outer part, as every other reduction axis, in two. The order: the three spatial levels, g and
+// t after the warps (lane 4g + t of the fused thread loop), the reductions' two levels, then
+// the lane's nest (the depth's steps of k, mi, h, nj, c), its first loop annotated `tensorize`.
 State warp_tile_tiling(const State& state, int stage, const TensorizeChoice& choice, SpatialSplits& splits);
 
 // Tiles `consumer` like the first `levels` spatial levels of a stage tiled by

@@ -170,21 +170,23 @@ bool computable_in_tile(const State& state, int producer, int stage) {
 
 namespace {
 
-// The warp rows that compute a stage summing lhs · rhs (see tensorize_choices).
+// The warp rows that compute a stage summing lhs · rhs (see tensorize_choices); `tf32`: the
+// product's factors are rounded by tf32(), which only TF32 rows take.
 std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const Stage& st, const ReduceNode& red, const LoadNode& a,
-                                               const LoadNode& b) {
-  constexpr int64_t kRows = 16, kCols = 8, kDepth = 16;
+                                               const LoadNode& b, bool tf32) {
+  constexpr int64_t kRows = 16, kCols = 8;
   std::vector<TensorizeChoice> out;
   const Operation& op = *st.op;
   const VarNode* n = op.axes.back().var.get();
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {
-    if (option.warp_m_tiles == 0 || option.out != op.dtype || op.axes.back().extent < kCols * option.warp_n_tiles) continue;
+    if (option.warp_m_tiles == 0 || option.tf32 != tf32 || option.out != op.dtype || op.axes.back().extent < kCols * option.warp_n_tiles)
+      continue;
     for (const auto& [lhs, rhs] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
       if (lhs->dtype != option.lhs || rhs->dtype != option.rhs || lhs->indices.empty()) continue;
       auto* k = lhs->indices.back()->as<VarNode>();
       int k_axis = -1;
       for (size_t r = 0; r < red.axes.size(); ++r)
-        if (red.axes[r].var.get() == k && red.axes[r].extent % kDepth == 0) k_axis = static_cast<int>(r);
+        if (red.axes[r].var.get() == k && red.axes[r].extent % option.depth == 0) k_axis = static_cast<int>(r);
       bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
       for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
       for (const Expr& i : rhs->indices) {
@@ -215,10 +217,17 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
     auto* c = e->as<CastNode>();
     return c && e->dtype == op.dtype ? c->value->as<LoadNode>() : nullptr;
   };
+  // f32 loads rounded by tf32(): TF32 tensor cores, on GPUs.
+  auto tf32_load = [&](const Expr& e) -> const LoadNode* {
+    auto* c = e->as<CallNode>();
+    return c && c->fn == MathFn::Tf32 && e->dtype == DType::F32 && op.dtype == DType::F32 ? c->args[0]->as<LoadNode>() : nullptr;
+  };
+  if (ctx.gpu && tf32_load(product->a) && tf32_load(product->b))
+    return warp_tile_choices(ctx, st, *red, *tf32_load(product->a), *tf32_load(product->b), true);
   const LoadNode* a = converted_load(product->a);
   const LoadNode* b = converted_load(product->b);
   if (!a || !b) return {};
-  if (ctx.gpu) return warp_tile_choices(ctx, st, *red, *a, *b);
+  if (ctx.gpu) return warp_tile_choices(ctx, st, *red, *a, *b, false);
   const VarNode* n = op.axes.back().var.get();
   const int64_t n_extent = op.axes.back().extent;
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {

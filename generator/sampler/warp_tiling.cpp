@@ -9,8 +9,9 @@ namespace ansor {
 
 namespace {
 
-// A warp row's instruction tile, and the rows, columns and lanes each lane takes of it.
-constexpr int64_t kMmaRows = 16, kMmaCols = 8, kMmaDepth = 16, kLaneRows = 2, kLaneCols = 2;
+// A warp row's instruction tile (its depth is the option's), and the rows and columns each lane
+// takes of it.
+constexpr int64_t kMmaRows = 16, kMmaCols = 8, kLaneRows = 2, kLaneCols = 2;
 
 std::vector<int> split_outputs(State& s, int stage, int node, std::vector<int64_t> lengths) {
   s.apply(std::make_shared<SplitStep>(stage, s.stage(stage).leaf_position(node), std::move(lengths)));
@@ -76,7 +77,7 @@ State warp_tile_tiling(const State& state, int stage, const TensorizeChoice& cho
     } else {
       int node = r;
       if (r == choice.k_root) {
-        const std::vector<int> parts = split_outputs(s, stage, r, {kMmaDepth});
+        const std::vector<int> parts = split_outputs(s, stage, r, {option.depth});
         node = parts[0];
         steps_node = parts[1];
       }

@@ -1,5 +1,5 @@
-// Tests of the tensor-core products of cuda_support.h (mma_f16_f32, mma_bf16_f32 and the
-// mma.sync primitive under them) on the CPU emulation of CUDA: kernels compiled as C++ lay out
+// Tests of the tensor-core products of cuda_support.h (mma_f16_f32, mma_bf16_f32, mma_tf32_f32
+// and the mma.sync primitive under them) on the CPU emulation of CUDA: kernels compiled as C++ lay out
 // each thread's rows and columns as the CUDA generator does, and their results are compared with
 // a double-precision reference. The inputs are multiples of 1/64 up to 2 in magnitude and the
 // accumulators' initial values multiples of 1/8, so every sum is exact in f32 and the results
@@ -67,7 +67,7 @@ __global__ void single_mma_kernel(const uint16_t* a, const uint16_t* b, float* c
   if (lane == miswired_lane) a_fragment[0] = a_fragment[0] >> 16 | a_fragment[0] << 16;
   const uint32_t b_fragment[2] = {pair(b[2 * t * 8 + g], b[(2 * t + 1) * 8 + g]), pair(b[(2 * t + 8) * 8 + g], b[(2 * t + 9) * 8 + g])};
   float c_fragment[4] = {c[g * 8 + 2 * t], c[g * 8 + 2 * t + 1], c[(g + 8) * 8 + 2 * t], c[(g + 8) * 8 + 2 * t + 1]};
-  ansor_rt::mma_m16n8k16<MmaInput::F16>(a_fragment, b_fragment, c_fragment);
+  ansor_rt::mma_sync<MmaInput::F16>(a_fragment, b_fragment, c_fragment);
   c[g * 8 + 2 * t] = c_fragment[0];
   c[g * 8 + 2 * t + 1] = c_fragment[1];
   c[(g + 8) * 8 + 2 * t] = c_fragment[2];
@@ -168,6 +168,64 @@ TEST(Mma, BF16OneWarpOneTile) { check_warp_tiles<MmaInput::BF16, 1, 1>({1, 1, Ma
 TEST(Mma, BF16TwoWarpsOfTwoByFourTilesOverThreeKSteps) { check_warp_tiles<MmaInput::BF16, 2, 4>({2, 3, Major::Row, Major::Row}); }
 
 TEST(Mma, BF16ColumnMajorAOverTwoKSteps) { check_warp_tiles<MmaInput::BF16, 2, 1>({1, 2, Major::Column, Major::Row}); }
+
+// warp_tiles_kernel's TF32 counterpart: f32 operands, 8 k per product, each operand rounded by
+// the wrapper (ansor_rt::tf32).
+struct Tf32Operands {
+  const float* a;
+  int a_row, a_k;
+  const float* b;
+  int b_k, b_column;
+  const float* c_initial;
+  float* c;
+  int columns;
+  int k_steps;
+};
+
+template <int MI, int NJ>
+__global__ void tf32_warp_tiles_kernel(Tf32Operands operands) {
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  const int first_row = warp * 16 * MI + lane / 4 * 2 * MI, first_column = lane % 4 * 2 * NJ;
+  float accumulators[2 * MI][2 * NJ];
+  for (int r = 0; r < 2 * MI; ++r)
+    for (int n = 0; n < 2 * NJ; ++n) accumulators[r][n] = operands.c_initial[(first_row + r) * operands.columns + first_column + n];
+  for (int step = 0; step < operands.k_steps; ++step) {
+    const float* a = operands.a + first_row * operands.a_row + step * 8 * operands.a_k;
+    const float* b = operands.b + first_column * operands.b_column + step * 8 * operands.b_k;
+    ansor_rt::mma_tf32_f32<MI, NJ>(a, operands.a_k, 2 * operands.a_row, operands.a_row, b, operands.b_k, 2 * operands.b_column,
+                                   operands.b_column, 2 * NJ * operands.b_column, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+  }
+  for (int r = 0; r < 2 * MI; ++r)
+    for (int n = 0; n < 2 * NJ; ++n) operands.c[(first_row + r) * operands.columns + first_column + n] = accumulators[r][n];
+}
+
+// TF32 tiles on row-major A (k contiguous) and column-major B (k contiguous), with `extra_bits`
+// below TF32's precision added to every operand: the product is that of the rounded operands.
+template <int MI, int NJ>
+void check_tf32_warp_tiles(int warps, int k_steps, float extra_bits) {
+  const int rows = warps * 16 * MI, columns = 8 * NJ, depth = 8 * k_steps;
+  std::mt19937 random(rows * 1000 + columns * 10 + depth);
+  std::vector<float> a = distinct_inputs(static_cast<size_t>(rows) * depth, random);
+  std::vector<float> b = distinct_inputs(static_cast<size_t>(depth) * columns, random);
+  const std::vector<float> c_initial = initial_accumulators(static_cast<size_t>(rows) * columns, random);
+  std::vector<float> a_stored(a.size()), b_stored(b.size());
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < depth; ++k) a_stored[r * depth + k] = a[r * depth + k] * (1 + extra_bits);
+  for (int k = 0; k < depth; ++k)
+    for (int n = 0; n < columns; ++n) b_stored[n * depth + k] = b[k * columns + n] * (1 + extra_bits);
+  std::vector<float> c(c_initial.size());
+  const Tf32Operands operands{a_stored.data(), depth, 1, b_stored.data(), 1, depth, c_initial.data(), c.data(), columns, k_steps};
+  ASSERT_EQ(ansor_cuda_emulation::launch(tf32_warp_tiles_kernel<MI, NJ>, dim3(1), dim3(32 * warps), 0, nullptr, operands), cudaSuccess);
+  EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);
+}
+
+TEST(Mma, Tf32OneWarpOneTile) { check_tf32_warp_tiles<1, 1>(1, 1, 0); }
+
+TEST(Mma, Tf32TwoWarpsOfTwoByFourTilesOverThreeKSteps) { check_tf32_warp_tiles<2, 4>(2, 3, 0); }
+
+// 2^-14 relative: below half a unit of TF32's 10 mantissa bits for every input (multiples of
+// 1/64 with at most 8 significant bits), so rounding recovers the exact inputs.
+TEST(Mma, Tf32OperandsAreRoundedToTf32) { check_tf32_warp_tiles<2, 2>(1, 2, 0x1p-14f); }
 
 // The primitive alone, with fragments laid out by the test (`miswired_lane` as in
 // single_mma_kernel): C after the product and the reference.

@@ -244,6 +244,31 @@ TEST(TensorIntrinsics, Bf16NhwcConvolutionOnTensorCores) {
   check_bf16_nhwc_convolution("bf16_conv2d_tensor_cores", ansor_test_kernels_bf16_conv2d_tensor_cores, 3, 20, 32, 16);
 }
 
+// tf32() keeps 10 mantissa bits, to nearest: operands of at most 8 significant bits (multiples
+// of 1/64 below 2) made inexact by a relative 2^-14 round back to themselves, so the kernel's
+// product is exactly that of the unperturbed values, on every target.
+TEST(TensorIntrinsics, F32MatmulOfTf32Operands) {
+  Tensor<float> a({32, 24}), b({24, 40}), c({32, 40});
+  fill_random(a, 322, -2.0, 2.0);
+  fill_random(b, 323, -2.0, 2.0);
+  Reference exact_a({32, 24}), exact_b({24, 40});
+  for (size_t i = 0; i < a.size(); ++i) {
+    exact_a[i] = std::round(a[i] * 64) / 64;
+    a[i] = static_cast<float>(exact_a[i] * (1 + 0x1p-14));
+  }
+  for (size_t i = 0; i < b.size(); ++i) {
+    exact_b[i] = std::round(b[i] * 64) / 64;
+    b[i] = static_cast<float>(exact_b[i] * (1 + 0x1p-14));
+  }
+  ASSERT_NO_FATAL_FAILURE(call_kernel("f32_matmul_tf32", ansor_test_kernels_f32_matmul_tf32, a, b, c));
+
+  Reference expected({32, 40});
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 40; ++j)
+      for (int k = 0; k < 24; ++k) expected(i, j) += exact_a(i, k) * exact_b(k, j);
+  expect_close(c, expected, kernel_tolerance("f32_matmul_tf32"));
+}
+
 TEST(TensorIntrinsics, F16MatmulOnTensorCoresWithRaggedEdges) {
   check_f16_matmul<float>("f16_matmul_tensor_cores_ragged", ansor_test_kernels_f16_matmul_tensor_cores_ragged, 50, 32, 20);
 }

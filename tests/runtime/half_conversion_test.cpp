@@ -1,5 +1,6 @@
-// Tests of the f16 and bf16 storage conversions in kernel_support.h against references that
-// work on values (double arithmetic and tables of every representable number), not bits.
+// Tests of the f16 and bf16 storage conversions in kernel_support.h, and of the rounding to TF32,
+// against references that work on values (double arithmetic and tables of every representable
+// number), not bits.
 #include "ansor/kernel_support.h"
 
 #include <gtest/gtest.h>
@@ -269,6 +270,48 @@ TEST(BF16, RoundingAtBoundariesMatchesReference) {
     expect_f32_to_bf16_matches_reference(-value);
   }
   EXPECT_EQ(f32_to_bf16(float_of(0x7f7f8000u)), 0x7f80);
+}
+
+// tf32(x) by value: the nearest multiple of 2^(e - 10) for x in [2^e, 2^(e+1)), ties away from
+// zero; subnormals keep 10 bits below 2^-126 the same way; infinities and NaNs stay.
+double tf32_reference(float value) {
+  if (!std::isfinite(value) || value == 0) return value;
+  int exponent = 0;
+  std::frexp(value, &exponent);  // value = m 2^exponent, 0.5 <= |m| < 1
+  const double unit = std::ldexp(1.0, std::max(exponent - 1, -126) - 10);
+  const double units = std::fabs(static_cast<double>(value)) / unit;
+  return std::copysign(std::floor(units + 0.5) * unit, value);
+}
+
+TEST(TF32, RoundsToNearestTiesAwayFromZero) {
+  const float cases[] = {1.0f,
+                         float_of(0x3f801000u),  // 1 + 2^-11: a tie, away from zero to 1 + 2^-10.
+                         float_of(0x3f800fffu),  // Just below: down to 1.
+                         float_of(0x3f803000u),  // 1 + 3 2^-11: a tie above an odd unit, still away.
+                         std::numeric_limits<float>::max(),  // Rounds past the largest TF32: infinity.
+                         std::numeric_limits<float>::denorm_min(),
+                         float_of(0x00001000u),  // A subnormal tie.
+                         float_of(0x00400fffu)};
+  for (float value : cases)
+    for (float x : {value, -value}) {
+      const double expected = std::fabs(tf32_reference(x)) > std::numeric_limits<float>::max() ? std::copysign(INFINITY, x) : tf32_reference(x);
+      EXPECT_EQ(static_cast<double>(ansor_rt::tf32(x)), expected) << x;
+    }
+  EXPECT_EQ(bits_of(ansor_rt::tf32(float_of(0x3f801000u))), 0x3f802000u);
+  EXPECT_TRUE(std::isinf(ansor_rt::tf32(INFINITY)));
+  EXPECT_TRUE(std::isnan(ansor_rt::tf32(NAN)));
+  EXPECT_EQ(bits_of(ansor_rt::tf32(float_of(0x7f800001u))), 0x7f800001u) << "a NaN stays the NaN it is";
+}
+
+TEST(TF32, RandomFloatsMatchReference) {
+  std::mt19937 random(2468);
+  for (int i = 0; i < 300000; ++i) {
+    const float x = float_of(static_cast<uint32_t>(random()));
+    if (!std::isfinite(x)) continue;
+    const double expected = tf32_reference(x);
+    if (std::fabs(expected) > std::numeric_limits<float>::max()) continue;  // the overflow case above
+    ASSERT_EQ(static_cast<double>(ansor_rt::tf32(x)), expected) << x;
+  }
 }
 
 TEST(BF16, RandomFloatsMatchReference) {

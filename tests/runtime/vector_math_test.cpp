@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <limits>
 #include <vector>
 
@@ -218,6 +219,24 @@ TEST(VectorMath, ExactFunctions) {
                     [](double x) { return std::ceil(x); }, [](float x) { return std::ceil(x); }, 0, 0);
   check_unary<Relu>("relu", {{-2.0f, 2.0f}}, [](double x) { return x < 0 ? 0.0 : x; },
                     [](float x) { return ansor_rt::relu(x); }, 0, 0);
+}
+
+// tf32() lane by lane, bitwise: on random bit patterns (NaNs, infinities and subnormals among
+// them) the vector and the scalar forms agree.
+TEST(VectorMath, Tf32IsTheScalarRoundingInEveryLane) {
+  std::mt19937 random(99);
+  for (int round = 0; round < 20000; ++round) {
+    fvec<16> x;
+    for (int lane = 0; lane < 16; ++lane) {
+      const uint32_t bits = static_cast<uint32_t>(random());
+      std::memcpy(&x[lane], &bits, sizeof bits);
+    }
+    const fvec<16> rounded = ansor_rt::vtf32<16>(x);
+    for (int lane = 0; lane < 16; ++lane) {
+      const float scalar = ansor_rt::tf32(x[lane]);
+      ASSERT_EQ(std::memcmp(&rounded[lane], &scalar, sizeof scalar), 0) << "lane " << lane << " of round " << round;
+    }
+  }
 }
 
 // Signs of zeros and infinities, which ulp errors do not see.

@@ -1,7 +1,8 @@
 // Support code for the CUDA kernels that ansor-gen emits (`.cu` sources compiled by nvcc): the
 // scalar helpers of scalar_support.h (device functions there too), min/max and special float
 // values on the device, vector copies, the reduction of values across the threads of a block,
-// launches and the dynamic shared memory, and the host side's workspace and error handling.
+// tensor-core products of a warp, launches and the dynamic shared memory, and the host side's
+// workspace and error handling.
 //
 // Header-only; it needs the CUDA runtime (cuda_runtime.h, libcudart) and nothing else of the
 // toolkit. Compiled inside users' builds with their warning flags.
@@ -124,27 +125,39 @@ __device__ __forceinline__ T reduce_across_threads(T value) {
 
 // ---- Tensor-core products -----------------------------------------------------------------------
 
-enum class MmaInput { F16, BF16 };
+enum class MmaInput { F16, BF16, TF32 };
 
-// One warp-wide mma.sync m16n8k16 with f32 accumulators, d = c + a * b, for the calling lane's
-// fragments in the PTX ISA's layout (lane = 4 g + t): a0..a3 = A[g][2t, 2t+1], A[g+8][2t, 2t+1],
-// A[g][2t+8, 2t+9], A[g+8][2t+8, 2t+9]; b0, b1 = B[2t, 2t+1][g], B[2t+8, 2t+9][g]; c0..c3 =
-// C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]; each register's lower 16 bits hold the lower k.
+// One warp-wide mma.sync with f32 accumulators, d = c + a * b, for the calling lane's fragments
+// in the PTX ISA's layout (lane = 4 g + t); c0..c3 = C[g][2t], C[g][2t+1], C[g+8][2t],
+// C[g+8][2t+1] of the 16 x 8 tile.
+// - F16, BF16: m16n8k16; a0..a3 = A[g][2t, 2t+1], A[g+8][2t, 2t+1], A[g][2t+8, 2t+9],
+//   A[g+8][2t+8, 2t+9]; b0, b1 = B[2t, 2t+1][g], B[2t+8, 2t+9][g]; each register's lower 16
+//   bits hold the lower k.
+// - TF32: m16n8k8 on f32 bits of TF32 values; a0..a3 = A[g][t], A[g+8][t], A[g][t+4],
+//   A[g+8][t+4]; b0, b1 = B[t][g], B[t+4][g].
 // A template so that only the kernels that call it reach ptxas, which refuses it below sm_80.
 template <MmaInput Input>
-__device__ __forceinline__ void mma_m16n8k16(const uint32_t a[4], const uint32_t b[2], float c[4]) {
+__device__ __forceinline__ void mma_sync(const uint32_t a[4], const uint32_t b[2], float c[4]) {
 #if defined(__CUDACC__)
   if constexpr (Input == MmaInput::F16) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  } else {
+  } else if constexpr (Input == MmaInput::BF16) {
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
   }
 #else
-  ansor_cuda_emulation::mma_m16n8k16(Input == MmaInput::BF16, a, b, c);
+  if constexpr (Input == MmaInput::TF32) {
+    ansor_cuda_emulation::mma_m16n8k8_tf32(a, b, c);
+  } else {
+    ansor_cuda_emulation::mma_m16n8k16(Input == MmaInput::BF16, a, b, c);
+  }
 #endif
 }
 
@@ -155,12 +168,43 @@ __device__ __forceinline__ uint32_t pack_pair(const uint16_t* first, int stride)
   return static_cast<uint32_t>(first[0]) | static_cast<uint32_t>(first[stride]) << 16;
 }
 
-// MI x NJ tensor-core products of 16 k each into the thread's accumulators (see mma_f16_f32).
+// An f32 rounded to TF32, as the register an m16n8k8 takes.
+__device__ __forceinline__ uint32_t tf32_bits(float x) { return bits_of(tf32(x)); }
+
+// This thread's lane in its warp, and the lane's g = lane / 4 and t = lane % 4.
+struct Lane {
+  int g, t;
+};
+__device__ __forceinline__ Lane lane_of_thread() {
+  const unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u;
+  return {static_cast<int>(lane / 4), static_cast<int>(lane % 4)};
+}
+
+// The MI x NJ products of the lane's fragments into its accumulators (see mma_f16_f32).
+template <MmaInput Input, int MI, int NJ>
+__device__ __forceinline__ void multiply_tiles(const uint32_t (&a)[MI][4], const uint32_t (&b)[NJ][2], float* c, int c_mi, int c_h, int c_nj,
+                                               int c_c) {
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+#pragma unroll
+    for (int nj = 0; nj < NJ; ++nj) {
+      float* tile = c + mi * c_mi + nj * c_nj;
+      float accumulators[4] = {tile[0], tile[c_c], tile[c_h], tile[c_h + c_c]};
+      mma_sync<Input>(a[mi], b[nj], accumulators);
+      tile[0] = accumulators[0];
+      tile[c_c] = accumulators[1];
+      tile[c_h] = accumulators[2];
+      tile[c_h + c_c] = accumulators[3];
+    }
+  }
+}
+
+// MI x NJ tensor-core products of 16 k each on 16-bit operands (see mma_f16_f32).
 template <MmaInput Input, int MI, int NJ>
 __device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
                                           int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
-  const unsigned lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32u;
-  const int g = static_cast<int>(lane / 4), t = static_cast<int>(lane % 4);
+  const Lane lane = lane_of_thread();
+  const int g = lane.g, t = lane.t;
   // The mma's rows g and g + 8 are the thread's own rows h = 0 and 1 (shared by lanes 4g..4g+3).
   uint32_t a_fragments[MI][4];
 #pragma unroll
@@ -179,19 +223,7 @@ __device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, 
     b_fragments[nj][0] = pack_pair(column + nj * b_nj + 2 * t * b_k, b_k);
     b_fragments[nj][1] = pack_pair(column + nj * b_nj + (2 * t + 8) * b_k, b_k);
   }
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
-#pragma unroll
-    for (int nj = 0; nj < NJ; ++nj) {
-      float* tile = c + mi * c_mi + nj * c_nj;
-      float accumulators[4] = {tile[0], tile[c_c], tile[c_h], tile[c_h + c_c]};
-      mma_m16n8k16<Input>(a_fragments[mi], b_fragments[nj], accumulators);
-      tile[0] = accumulators[0];
-      tile[c_c] = accumulators[1];
-      tile[c_h] = accumulators[2];
-      tile[c_h + c_c] = accumulators[3];
-    }
-  }
+  multiply_tiles<Input, MI, NJ>(a_fragments, b_fragments, c, c_mi, c_h, c_nj, c_c);
 }
 
 }  // namespace detail
@@ -214,6 +246,32 @@ template <int MI, int NJ>
 __device__ __forceinline__ void mma_bf16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
                                              int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
   detail::mma_tiles<MmaInput::BF16, MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+}
+
+// mma_f16_f32 over 8 k of f32 inputs, each rounded by tf32() (the kernel's products are of
+// tf32() factors, so the rounding is the kernel's own).
+template <int MI, int NJ>
+__device__ __forceinline__ void mma_tf32_f32(const float* a, int a_k, int a_mi, int a_h, const float* b, int b_k, int b_nj, int b_c, int b_t,
+                                             float* c, int c_mi, int c_h, int c_nj, int c_c) {
+  const detail::Lane lane = detail::lane_of_thread();
+  const int g = lane.g, t = lane.t;
+  uint32_t a_fragments[MI][4];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi) {
+    const float* row = a + mi * a_mi;
+    a_fragments[mi][0] = detail::tf32_bits(row[t * a_k]);
+    a_fragments[mi][1] = detail::tf32_bits(row[a_h + t * a_k]);
+    a_fragments[mi][2] = detail::tf32_bits(row[(t + 4) * a_k]);
+    a_fragments[mi][3] = detail::tf32_bits(row[a_h + (t + 4) * a_k]);
+  }
+  const float* column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
+  uint32_t b_fragments[NJ][2];
+#pragma unroll
+  for (int nj = 0; nj < NJ; ++nj) {
+    b_fragments[nj][0] = detail::tf32_bits(column[nj * b_nj + t * b_k]);
+    b_fragments[nj][1] = detail::tf32_bits(column[nj * b_nj + (t + 4) * b_k]);
+  }
+  detail::multiply_tiles<MmaInput::TF32, MI, NJ>(a_fragments, b_fragments, c, c_mi, c_h, c_nj, c_c);
 }
 
 // ---- Launches -----------------------------------------------------------------------------------

@@ -174,6 +174,16 @@ ANSOR_HOST_DEVICE inline uint16_t f32_to_bf16(float value) {
   return static_cast<uint16_t>(detail::round_nearest_even(bits >> 16, bits & 0xffffu, 0x8000u));
 }
 
+// x rounded to TF32 (an f32 with 10 mantissa bits, the inputs of tensor cores' TF32 products):
+// to nearest, ties away from zero, as cvt.rna.tf32.f32; a carry may round up to infinity.
+// Infinities and NaNs stay as they are. A double is rounded to f32 first.
+ANSOR_HOST_DEVICE inline float tf32(float x) {
+  const uint32_t bits = detail::bits_of(x);
+  if ((bits & 0x7f800000u) == 0x7f800000u) return x;
+  return detail::float_of((bits + 0x1000u) & 0xffffe000u);
+}
+ANSOR_HOST_DEVICE inline double tf32(double x) { return tf32(static_cast<float>(x)); }
+
 // ---- Activations and elementwise math ---------------------------------------------------------
 
 // 1 / (1 + exp(-x)), evaluated through exp(-|x|) so that no intermediate overflows.

@@ -480,6 +480,14 @@ inline vec<float, N> vrelu(vec<float, N> x) {
   return vmath_detail::in_parts<vmath_detail::Relu, vmath_detail::kNativeFloatLanes, N>(x);
 }
 
+// tf32(x) lane by lane (scalar_support.h), bitwise the same.
+template <int N>
+inline vec<float, N> vtf32(vec<float, N> x) {
+  const vmath_detail::U<N> bits = vmath_detail::bits<N>(x);
+  const vmath_detail::U<N> rounded = (bits + 0x1000u) & 0xffffe000u;
+  return vmath_detail::from_bits<N>((bits & 0x7f800000u) == 0x7f800000u ? bits : rounded);
+}
+
 // Correctly rounded (IEEE sqrt): the per-lane builtin becomes one packed sqrt at -O2 and above
 // when errno is not set (-fno-math-errno, as kernels are compiled).
 template <int N>

@@ -119,11 +119,13 @@ cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shar
   return cudaSuccess;
 }
 
-// The calling lane's part of mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32
-// (c += a * b; the fragment layout is ansor_rt::mma_m16n8k16's): the warp's lanes deposit their
-// registers, each rebuilds A (16 x 16) and B (16 x 8) from all of them and computes its own four
-// accumulators in f32, k ascending. Every lane of a whole warp calls it together.
-inline void mma_m16n8k16(bool bf16, const uint32_t* a, const uint32_t* b, float* c) {
+// The calling lane's part of an mma.sync with f32 accumulators (c += a * b; the fragment layouts
+// are ansor_rt::mma_sync's): the warp's lanes deposit their registers, each rebuilds A (16 x
+// depth) and B (depth x 8) from all of them by `place` and computes its own four sums in f32, k
+// ascending. Every lane of a whole warp calls it together. `place(lane, a, b, A, B)` puts one
+// lane's registers into the matrices.
+template <int Depth, class Place>
+void mma_exchange(const uint32_t* a, const uint32_t* b, float* c, Place place) {
   const unsigned thread = linear_thread(), lane = thread % 32, warp = thread / 32;
   // The instruction needs all 32 lanes; a block's partial last warp has no others to read.
   if (blockDim.x * blockDim.y * blockDim.z - warp * 32 < 32) std::abort();
@@ -132,14 +134,33 @@ inline void mma_m16n8k16(bool bf16, const uint32_t* a, const uint32_t* b, float*
   std::memcpy(own.a, a, sizeof own.a);
   std::memcpy(own.b, b, sizeof own.b);
   lanes.arrive_and_wait();
+  float matrix_a[16][Depth], matrix_b[Depth][8];
+  for (unsigned source = 0; source < 32; ++source) {
+    const MmaOperands& operands = current_block->mma_operands[warp * 32 + source];
+    place(source, operands, matrix_a, matrix_b);
+  }
+  // Products of 16-bit floats and of TF32 values are exact in f32, so contracting them into
+  // FMAs changes nothing.
+  const unsigned g = lane / 4, t = lane % 4;
+  float d[4];
+  for (unsigned i = 0; i < 4; ++i) {
+    const unsigned row = g + 8 * (i / 2), column = 2 * t + i % 2;
+    d[i] = c[i];
+    for (unsigned k = 0; k < Depth; ++k) d[i] += matrix_a[row][k] * matrix_b[k][column];
+  }
+  // No lane deposits its next operands while another still reads these.
+  lanes.arrive_and_wait();
+  std::memcpy(c, d, sizeof d);
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32.
+inline void mma_m16n8k16(bool bf16, const uint32_t* a, const uint32_t* b, float* c) {
   const auto low = [bf16](uint32_t pair) {
     const auto bits = static_cast<uint16_t>(pair);
     return bf16 ? ansor_rt::bf16_to_f32(bits) : ansor_rt::f16_to_f32(bits);
   };
   const auto high = [&low](uint32_t pair) { return low(pair >> 16); };
-  float matrix_a[16][16], matrix_b[16][8];
-  for (unsigned source = 0; source < 32; ++source) {
-    const MmaOperands& operands = current_block->mma_operands[warp * 32 + source];
+  mma_exchange<16>(a, b, c, [&](unsigned source, const MmaOperands& operands, float (&matrix_a)[16][16], float (&matrix_b)[16][8]) {
     const unsigned g = source / 4, t = source % 4;
     for (unsigned r = 0; r < 4; ++r) {
       const unsigned row = g + 8 * (r % 2), k = 2 * t + 8 * (r / 2);
@@ -151,18 +172,21 @@ inline void mma_m16n8k16(bool bf16, const uint32_t* a, const uint32_t* b, float*
       matrix_b[k][g] = low(operands.b[r]);
       matrix_b[k + 1][g] = high(operands.b[r]);
     }
-  }
-  // Products of 16-bit floats are exact in f32, so contracting them into FMAs changes nothing.
-  const unsigned g = lane / 4, t = lane % 4;
-  float d[4];
-  for (unsigned i = 0; i < 4; ++i) {
-    const unsigned row = g + 8 * (i / 2), column = 2 * t + i % 2;
-    d[i] = c[i];
-    for (unsigned k = 0; k < 16; ++k) d[i] += matrix_a[row][k] * matrix_b[k][column];
-  }
-  // No lane deposits its next operands while another still reads these.
-  lanes.arrive_and_wait();
-  std::memcpy(c, d, sizeof d);
+  });
+}
+
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32: each register one TF32 value's f32 bits.
+inline void mma_m16n8k8_tf32(const uint32_t* a, const uint32_t* b, float* c) {
+  const auto value = [](uint32_t bits) {
+    float x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+  };
+  mma_exchange<8>(a, b, c, [&](unsigned source, const MmaOperands& operands, float (&matrix_a)[16][8], float (&matrix_b)[8][8]) {
+    const unsigned g = source / 4, t = source % 4;
+    for (unsigned r = 0; r < 4; ++r) matrix_a[g + 8 * (r % 2)][t + 4 * (r / 2)] = value(operands.a[r]);
+    for (unsigned r = 0; r < 2; ++r) matrix_b[t + 4 * r][g] = value(operands.b[r]);
+  });
 }
 
 }  // namespace ansor_cuda_emulation

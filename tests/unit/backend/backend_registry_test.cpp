@@ -33,11 +33,14 @@ TEST(BackendRegistryTest, EachBackendOwnsTheGeneratorOfItsLanguage) {
 // The CPU's table holds AMX's tile rows and the dot-product rows (lower/tensor_intrinsic.h);
 // CUDA's none yet. The sampler sees the rows a target offers, tile rows first.
 TEST(BackendRegistryTest, IntrinsicTablesAreFoundByTargetAndOfferedToTheSampler) {
-  EXPECT_EQ(backend_for(Target::Kind::Cuda).intrinsics().size(), 18u) << "tensor cores: f16 and bf16, 3 x 3 tile counts";
+  EXPECT_EQ(backend_for(Target::Kind::Cuda).intrinsics().size(), 27u) << "tensor cores: f16, bf16 and TF32, 3 x 3 tile counts";
   EXPECT_EQ(backend_named("cuda:sm_80").intrinsics().data(), backend_for(Target::Kind::Cuda).intrinsics().data());
   const SamplerContext gpu = sampler_context_for(parse_target("cuda:sm_80"));
-  ASSERT_EQ(gpu.tensor_intrinsics.size(), 18u);
-  for (const TensorizeOption& o : gpu.tensor_intrinsics) EXPECT_GT(o.warp_m_tiles * o.warp_n_tiles, 0) << "warp rows";
+  ASSERT_EQ(gpu.tensor_intrinsics.size(), 27u);
+  for (const TensorizeOption& o : gpu.tensor_intrinsics) {
+    EXPECT_GT(o.warp_m_tiles * o.warp_n_tiles, 0) << "warp rows";
+    EXPECT_EQ(o.depth, o.tf32 ? 8 : 16) << "k steps of m16n8k8 and m16n8k16";
+  }
   EXPECT_TRUE(sampler_context_for(parse_target("cuda:sm_75")).tensor_intrinsics.empty()) << "no m16n8k16 before sm_80";
   EXPECT_EQ(backend_for(Target::Kind::Cpu).intrinsics().size(), 265u);
   const SamplerContext amx =

@@ -1,11 +1,12 @@
 // The tensor cores' warp rows (lower/mma_intrinsics.cpp): offered to sm_80 and later only; each
-// computes its lane's nest; lowering finds the call of a sampled warp tile, with the distance
+// computes its lane's nest (TF32 rows on operands rounded by tf32(), which only they take); lowering finds the call of a sampled warp tile, with the distance
 // between the lanes' columns, only where the warp's lanes hold the instruction's fragments
 // (a tile whose lanes are numbered otherwise stays loops); the programs compute what the naive
 // program computes and the CUDA generator prints the calls.
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +49,16 @@ kernel ragged_bf16_relu {
   W = input bf16[36, 48]
   Y[i:50, j:36] = max(sum(k:48, f32(X[i, k]) * f32(W[j, k])), 0.0)
 }
+kernel matmul_tf32 {
+  A = input f32[48, 24]
+  B = input f32[24, 32]
+  C[i:48, j:32] = sum(k:24, tf32(A[i, k]) * tf32(B[k, j]))
+}
+kernel matmul_f32 {
+  A = input f32[48, 24]
+  B = input f32[24, 32]
+  C[i:48, j:32] = sum(k:24, A[i, k] * B[k, j])
+}
 kernel conv_bf16_nhwc {
   X = input bf16[1, 3, 18, 32]
   W = input bf16[3, 3, 32, 16]
@@ -73,17 +84,21 @@ LoweredKernel lower_for(const State& s, const Target& target) {
 }
 
 TEST(WarpTensorizeTest, RowsAreOfferedToTensorCoreArchitectures) {
-  // f16 and bf16, 1, 2 or 4 tiles of 16 rows by 1, 2 or 4 tiles of 8 columns per warp.
-  ASSERT_EQ(cuda_tensor_intrinsics().size(), 18u);
+  // f16, bf16 and TF32, 1, 2 or 4 tiles of 16 rows by 1, 2 or 4 tiles of 8 columns per warp.
+  ASSERT_EQ(cuda_tensor_intrinsics().size(), 27u);
   EXPECT_TRUE(tensor_intrinsics_for(parse_target("cuda:sm_75")).empty());
-  EXPECT_EQ(tensor_intrinsics_for(sm80()).size(), 18u);
-  EXPECT_EQ(tensor_intrinsics_for(parse_target("cuda:sm_90")).size(), 18u);
+  EXPECT_EQ(tensor_intrinsics_for(sm80()).size(), 27u);
+  EXPECT_EQ(tensor_intrinsics_for(parse_target("cuda:sm_90")).size(), 27u);
   for (const TensorIntrinsic* row : tensor_intrinsics_for(parse_target("cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2")))
     EXPECT_EQ(row->warp_m_tiles, 0) << row->name;
   const TensorIntrinsic* row = find_tensor_intrinsic("mma_bf16_m32n16");
   ASSERT_NE(row, nullptr);
   EXPECT_EQ(row->warp_m_tiles, 2);
   EXPECT_EQ(row->warp_n_tiles, 2);
+  const TensorIntrinsic* tf32 = find_tensor_intrinsic("mma_tf32_m16n32");
+  ASSERT_NE(tf32, nullptr);
+  EXPECT_TRUE(tf32->tf32_operands);
+  EXPECT_EQ(tf32->extents.front(), 8) << "m16n8k8: 8 steps of k";
 }
 
 // 16-bit encodings of values with at most 8 significant bits and no smaller than 2^-14 (exact in
@@ -105,6 +120,7 @@ float value_of(uint16_t x, bool bf16) {
 TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
   std::mt19937_64 rng(5);
   for (const TensorIntrinsic& row : cuda_tensor_intrinsics()) {
+    if (row.tf32_operands) continue;  // TF32's rounding: TensorizeTf32RowsRoundTheirOperands
     const bool bf16 = row.lhs.dtype == DType::BF16;
     IntrinsicCallShape shape;
     shape.extents = row.extents;
@@ -128,6 +144,38 @@ TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
   }
 }
 
+// A TF32 row's nest sums products of operands rounded to 10 mantissa bits: values exact in TF32,
+// made inexact below half a unit, give the exact values' products.
+TEST(WarpTensorizeTest, Tf32RowsRoundTheirOperands) {
+  for (const TensorIntrinsic& row : cuda_tensor_intrinsics()) {
+    if (!row.tf32_operands) continue;
+    IntrinsicCallShape shape;
+    shape.extents = row.extents;
+    auto strides = [](const IntrinsicOperand& o, int64_t first) {
+      std::vector<int64_t> out;
+      for (int64_t s : o.strides) out.push_back(s == kAnyStride ? first++ * 37 + 1 : s);
+      return out;
+    };
+    shape.lhs_strides = strides(row.lhs, 1);
+    shape.rhs_strides = strides(row.rhs, 2);
+    shape.out_strides = strides(row.out, 3);
+    std::vector<float> lhs(static_cast<size_t>(operand_span(shape, shape.lhs_strides)));
+    std::vector<float> rhs(static_cast<size_t>(operand_span(shape, shape.rhs_strides)));
+    std::vector<float> out(static_cast<size_t>(operand_span(shape, shape.out_strides)), 0.5f);
+    std::vector<double> exact_lhs(lhs.size()), exact_rhs(rhs.size());
+    std::mt19937_64 rng(6);
+    for (auto [operand, exact] : {std::pair{&lhs, &exact_lhs}, std::pair{&rhs, &exact_rhs}})
+      for (size_t i = 0; i < operand->size(); ++i) {
+        (*exact)[i] = static_cast<double>(std::uniform_int_distribution<int>(-64, 64)(rng)) / 32;
+        (*operand)[i] = static_cast<float>((*exact)[i] * (1 + 0x1p-14));
+      }
+    std::vector<double> expected(out.begin(), out.end());
+    for_each_nest_point(shape, [&](int64_t l, int64_t r, int64_t o) { expected[o] += exact_lhs[l] * exact_rhs[r]; });
+    row.interpret(lhs.data(), rhs.data(), out.data(), shape);
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(double{out[i]}, expected[i]) << row.name << " element " << i;
+  }
+}
+
 // Sampled programs of each kernel are warp tiles whose nests lower to calls (the fused thread
 // loop numbers lane 4g + t) and compute the naive result; the CUDA generator prints the calls.
 // Rows and columns that are no whole number of tiles (ragged_*) too: the last tiles compute past
@@ -135,7 +183,11 @@ TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
 // whose warps' rows are pixels read from the shared copy of its padded input.
 TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
   const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
-  for (const std::string kernel : {"matmul_f16", "dense_bf16_relu", "ragged_f16", "ragged_bf16_relu", "conv_bf16_nhwc"}) {
+  const std::map<std::string, std::pair<DType, std::string>> kernels = {
+      {"matmul_f16", {DType::F16, "mma_f16_f32<"}},       {"dense_bf16_relu", {DType::BF16, "mma_bf16_f32<"}},
+      {"ragged_f16", {DType::F16, "mma_f16_f32<"}},       {"ragged_bf16_relu", {DType::BF16, "mma_bf16_f32<"}},
+      {"conv_bf16_nhwc", {DType::BF16, "mma_bf16_f32<"}}, {"matmul_tf32", {DType::F32, "mma_tf32_f32<"}}};
+  for (const auto& [kernel, expected] : kernels) {
     const auto dag = dag_named(kernel);
     const LoweredKernel naive = lower_state(State(dag), "naive");
     for (uint64_t seed = 0; seed < 6; ++seed) {
@@ -143,13 +195,12 @@ TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
       const LoweredKernel k = lower_for(s, sm80());
       ASSERT_FALSE(k.tensor_calls.empty()) << kernel << " seed " << seed << "\n" << to_string(k);
       for (const auto& [loop, call] : k.tensor_calls) {
-        EXPECT_EQ(call.intrinsic->lhs.dtype, kernel.find("bf16") == std::string::npos ? DType::F16 : DType::BF16);
+        EXPECT_EQ(call.intrinsic->lhs.dtype, expected.first);
         EXPECT_EQ(call.guard, nullptr);
       }
       EXPECT_TRUE(test::computes_like(naive, k)) << kernel << " seed " << seed << "\n" << describe_steps(s);
       const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
-      EXPECT_NE(text.find(kernel.find("bf16") == std::string::npos ? "ansor_rt::mma_f16_f32<" : "ansor_rt::mma_bf16_f32<"), std::string::npos)
-          << text;
+      EXPECT_NE(text.find("ansor_rt::" + expected.second), std::string::npos) << text;
     }
   }
 }
@@ -188,6 +239,13 @@ TEST(WarpTensorizeTest, LanesNumberedOtherwiseStayLoops) {
   const LoweredKernel swapped = lower_for(replay(dag, steps), sm80());
   EXPECT_TRUE(swapped.tensor_calls.empty()) << to_string(swapped);
   EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), swapped));
+}
+
+// Without tf32(), f32 products are never tensorized: TF32 is only ever the kernel's choice.
+TEST(WarpTensorizeTest, F32ProductsWithoutTf32StayExact) {
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  for (uint64_t seed = 0; seed < 4; ++seed)
+    EXPECT_TRUE(lower_for(random_program(dag_named("matmul_f32"), ctx, seed), sm80()).tensor_calls.empty()) << "seed " << seed;
 }
 
 // sm_75 has no m16n8k16: the same kernel's programs there are the SSSRRSRS tiles of f32 pipes.
