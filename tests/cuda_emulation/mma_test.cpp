@@ -12,18 +12,26 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 namespace {
 
 using ansor_rt::MmaInput;
 
+// The element type of an input kind's operands in memory, and the k of one product.
+template <MmaInput Input>
+using Element = std::conditional_t<Input == MmaInput::TF32, float, uint16_t>;
+template <MmaInput Input>
+constexpr int kDepth = Input == MmaInput::TF32 ? 8 : 16;
+
 // Where a test's matrices are: A(r, k) = a[r * a_row + k * a_k], B(k, n) = b[k * b_k + n * b_column],
 // and C, row-major with `columns` columns, starts as c_initial and ends in c.
+template <class T>
 struct Operands {
-  const uint16_t* a;
+  const T* a;
   int a_row, a_k;
-  const uint16_t* b;
+  const T* b;
   int b_k, b_column;
   const float* c_initial;
   float* c;
@@ -32,24 +40,26 @@ struct Operands {
 };
 
 // Each warp computes 16 MI rows of C (warp w the rows from 16 MI w), all 8 NJ columns, over
-// k_steps products of 16 k. As in the generator's warp tiles, a thread's rows are contiguous
+// k_steps products of kDepth k. As in the generator's warp tiles, a thread's rows are contiguous
 // pairs, g 2 MI + 2 mi + h, and its columns t 2 NJ + 2 nj + cc (g = lane / 4, t = lane % 4).
 template <MmaInput Input, int MI, int NJ>
-__global__ void warp_tiles_kernel(Operands operands) {
+__global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   const int first_row = warp * 16 * MI + lane / 4 * 2 * MI, first_column = lane % 4 * 2 * NJ;
   float accumulators[2 * MI][2 * NJ];
   for (int r = 0; r < 2 * MI; ++r)
     for (int n = 0; n < 2 * NJ; ++n) accumulators[r][n] = operands.c_initial[(first_row + r) * operands.columns + first_column + n];
   for (int step = 0; step < operands.k_steps; ++step) {
-    const uint16_t* a = operands.a + first_row * operands.a_row + step * 16 * operands.a_k;
-    const uint16_t* b = operands.b + first_column * operands.b_column + step * 16 * operands.b_k;
+    const Element<Input>* a = operands.a + first_row * operands.a_row + step * kDepth<Input> * operands.a_k;
+    const Element<Input>* b = operands.b + first_column * operands.b_column + step * kDepth<Input> * operands.b_k;
     const int a_k = operands.a_k, a_mi = 2 * operands.a_row, a_h = operands.a_row;
     const int b_k = operands.b_k, b_nj = 2 * operands.b_column, b_c = operands.b_column, b_t = 2 * NJ * operands.b_column;
     if constexpr (Input == MmaInput::F16)
       ansor_rt::mma_f16_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
-    else
+    else if constexpr (Input == MmaInput::BF16)
       ansor_rt::mma_bf16_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+    else
+      ansor_rt::mma_tf32_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
   }
   for (int r = 0; r < 2 * MI; ++r)
     for (int n = 0; n < 2 * NJ; ++n) operands.c[(first_row + r) * operands.columns + first_column + n] = accumulators[r][n];
@@ -150,7 +160,7 @@ void check_warp_tiles(const Shape& shape) {
     for (int n = 0; n < columns; ++n) b_stored[k * b_k + n * b_column] = narrow<Input>(b[k * columns + n]);
 
   std::vector<float> c(c_initial.size());
-  const Operands operands{a_stored.data(), a_row, a_k, b_stored.data(), b_k, b_column, c_initial.data(), c.data(), columns, shape.k_steps};
+  const Operands<uint16_t> operands{a_stored.data(), a_row, a_k, b_stored.data(), b_k, b_column, c_initial.data(), c.data(), columns, shape.k_steps};
   ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ>, dim3(1), dim3(32 * shape.warps), 0, nullptr, operands), cudaSuccess);
   EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);
 }
@@ -169,36 +179,6 @@ TEST(Mma, BF16TwoWarpsOfTwoByFourTilesOverThreeKSteps) { check_warp_tiles<MmaInp
 
 TEST(Mma, BF16ColumnMajorAOverTwoKSteps) { check_warp_tiles<MmaInput::BF16, 2, 1>({1, 2, Major::Column, Major::Row}); }
 
-// warp_tiles_kernel's TF32 counterpart: f32 operands, 8 k per product, each operand rounded by
-// the wrapper (ansor_rt::tf32).
-struct Tf32Operands {
-  const float* a;
-  int a_row, a_k;
-  const float* b;
-  int b_k, b_column;
-  const float* c_initial;
-  float* c;
-  int columns;
-  int k_steps;
-};
-
-template <int MI, int NJ>
-__global__ void tf32_warp_tiles_kernel(Tf32Operands operands) {
-  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
-  const int first_row = warp * 16 * MI + lane / 4 * 2 * MI, first_column = lane % 4 * 2 * NJ;
-  float accumulators[2 * MI][2 * NJ];
-  for (int r = 0; r < 2 * MI; ++r)
-    for (int n = 0; n < 2 * NJ; ++n) accumulators[r][n] = operands.c_initial[(first_row + r) * operands.columns + first_column + n];
-  for (int step = 0; step < operands.k_steps; ++step) {
-    const float* a = operands.a + first_row * operands.a_row + step * 8 * operands.a_k;
-    const float* b = operands.b + first_column * operands.b_column + step * 8 * operands.b_k;
-    ansor_rt::mma_tf32_f32<MI, NJ>(a, operands.a_k, 2 * operands.a_row, operands.a_row, b, operands.b_k, 2 * operands.b_column,
-                                   operands.b_column, 2 * NJ * operands.b_column, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
-  }
-  for (int r = 0; r < 2 * MI; ++r)
-    for (int n = 0; n < 2 * NJ; ++n) operands.c[(first_row + r) * operands.columns + first_column + n] = accumulators[r][n];
-}
-
 // TF32 tiles on row-major A (k contiguous) and column-major B (k contiguous), with `extra_bits`
 // below TF32's precision added to every operand: the product is that of the rounded operands.
 template <int MI, int NJ>
@@ -214,8 +194,9 @@ void check_tf32_warp_tiles(int warps, int k_steps, float extra_bits) {
   for (int k = 0; k < depth; ++k)
     for (int n = 0; n < columns; ++n) b_stored[n * depth + k] = b[k * columns + n] * (1 + extra_bits);
   std::vector<float> c(c_initial.size());
-  const Tf32Operands operands{a_stored.data(), depth, 1, b_stored.data(), 1, depth, c_initial.data(), c.data(), columns, k_steps};
-  ASSERT_EQ(ansor_cuda_emulation::launch(tf32_warp_tiles_kernel<MI, NJ>, dim3(1), dim3(32 * warps), 0, nullptr, operands), cudaSuccess);
+  const Operands<float> operands{a_stored.data(), depth, 1, b_stored.data(), 1, depth, c_initial.data(), c.data(), columns, k_steps};
+  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<MmaInput::TF32, MI, NJ>, dim3(1), dim3(32 * warps), 0, nullptr, operands),
+            cudaSuccess);
   EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);
 }
 

@@ -115,23 +115,29 @@ float value_of(uint16_t x, bool bf16) {
   return std::bit_cast<float>(((x & 0x8000u) << 16) | ((((x >> 10) & 0x1fu) - 15 + 127) << 23) | ((x & 0x3ffu) << 13));
 }
 
+// A call of the row whose open strides are odd and differ between the operands.
+IntrinsicCallShape odd_strided_call(const TensorIntrinsic& row) {
+  IntrinsicCallShape shape;
+  shape.extents = row.extents;
+  auto strides = [](const IntrinsicOperand& o, int64_t first) {
+    std::vector<int64_t> out;
+    for (int64_t s : o.strides) out.push_back(s == kAnyStride ? first++ * 37 + 1 : s);
+    return out;
+  };
+  shape.lhs_strides = strides(row.lhs, 1);
+  shape.rhs_strides = strides(row.rhs, 2);
+  shape.out_strides = strides(row.out, 3);
+  return shape;
+}
+
 // Each row's interpretation: out[mi, h, nj, c] += sum over k of lhs[k, mi, h] * rhs[k, nj, c],
 // addressed by odd strides, in the row's element type.
 TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
   std::mt19937_64 rng(5);
   for (const TensorIntrinsic& row : cuda_tensor_intrinsics()) {
-    if (row.tf32_operands) continue;  // TF32's rounding: TensorizeTf32RowsRoundTheirOperands
+    if (row.tf32_operands) continue;  // TF32's rounding: Tf32RowsRoundTheirOperands
     const bool bf16 = row.lhs.dtype == DType::BF16;
-    IntrinsicCallShape shape;
-    shape.extents = row.extents;
-    auto strides = [](const IntrinsicOperand& o, int64_t first) {
-      std::vector<int64_t> out;
-      for (int64_t s : o.strides) out.push_back(s == kAnyStride ? first++ * 37 + 1 : s);
-      return out;
-    };
-    shape.lhs_strides = strides(row.lhs, 1);
-    shape.rhs_strides = strides(row.rhs, 2);
-    shape.out_strides = strides(row.out, 3);
+    const IntrinsicCallShape shape = odd_strided_call(row);
     std::vector<uint16_t> lhs(static_cast<size_t>(operand_span(shape, shape.lhs_strides)));
     std::vector<uint16_t> rhs(static_cast<size_t>(operand_span(shape, shape.rhs_strides)));
     std::vector<float> out(static_cast<size_t>(operand_span(shape, shape.out_strides)), 0.5f);
@@ -149,16 +155,7 @@ TEST(WarpTensorizeTest, EveryRowComputesItsLanesNest) {
 TEST(WarpTensorizeTest, Tf32RowsRoundTheirOperands) {
   for (const TensorIntrinsic& row : cuda_tensor_intrinsics()) {
     if (!row.tf32_operands) continue;
-    IntrinsicCallShape shape;
-    shape.extents = row.extents;
-    auto strides = [](const IntrinsicOperand& o, int64_t first) {
-      std::vector<int64_t> out;
-      for (int64_t s : o.strides) out.push_back(s == kAnyStride ? first++ * 37 + 1 : s);
-      return out;
-    };
-    shape.lhs_strides = strides(row.lhs, 1);
-    shape.rhs_strides = strides(row.rhs, 2);
-    shape.out_strides = strides(row.out, 3);
+    const IntrinsicCallShape shape = odd_strided_call(row);
     std::vector<float> lhs(static_cast<size_t>(operand_span(shape, shape.lhs_strides)));
     std::vector<float> rhs(static_cast<size_t>(operand_span(shape, shape.rhs_strides)));
     std::vector<float> out(static_cast<size_t>(operand_span(shape, shape.out_strides)), 0.5f);
