@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -227,15 +228,11 @@ TEST(VectorMath, Tf32IsTheScalarRoundingInEveryLane) {
   std::mt19937 random(99);
   for (int round = 0; round < 20000; ++round) {
     fvec<16> x;
-    for (int lane = 0; lane < 16; ++lane) {
-      const uint32_t bits = static_cast<uint32_t>(random());
-      std::memcpy(&x[lane], &bits, sizeof bits);
-    }
+    for (int lane = 0; lane < 16; ++lane) x[lane] = std::bit_cast<float>(static_cast<uint32_t>(random()));
     const fvec<16> rounded = ansor_rt::vtf32<16>(x);
-    for (int lane = 0; lane < 16; ++lane) {
-      const float scalar = ansor_rt::tf32(x[lane]);
-      ASSERT_EQ(std::memcmp(&rounded[lane], &scalar, sizeof scalar), 0) << "lane " << lane << " of round " << round;
-    }
+    for (int lane = 0; lane < 16; ++lane)
+      ASSERT_EQ(std::bit_cast<uint32_t>(static_cast<float>(rounded[lane])), std::bit_cast<uint32_t>(ansor_rt::tf32(static_cast<float>(x[lane]))))
+          << "lane " << lane << " of round " << round;
   }
 }
 
