@@ -100,8 +100,9 @@ struct TensorizeChoice {
 // tile counts; the largest tile last), else the first dot-product row that does; empty where
 // none does. On a GPU, every warp row (tensor cores) that computes it: lhs reads the rows along
 // `m` as a tile row's does (an input or a shared-memory copy of one), rhs reads k and the
-// output axis, and m, the output axis and k are whole multiples of the warp's rows, columns and
-// 16 steps.
+// output axis, m and the output axis hold at least one warp's rows and columns (their edges may
+// be ragged), and k is a whole number of the row's steps (16, or 8 for TF32, whose factors are
+// f32 loads rounded by tf32()).
 std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const State& state, int stage);
 
 // Whether input stage `input` is the rhs of a tensorized stage, read along its innermost
