@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -228,11 +227,20 @@ TEST(VectorMath, Tf32IsTheScalarRoundingInEveryLane) {
   std::mt19937 random(99);
   for (int round = 0; round < 20000; ++round) {
     fvec<16> x;
-    for (int lane = 0; lane < 16; ++lane) x[lane] = std::bit_cast<float>(static_cast<uint32_t>(random()));
+    for (int lane = 0; lane < 16; ++lane) {
+      const uint32_t bits = static_cast<uint32_t>(random());
+      float value;
+      std::memcpy(&value, &bits, sizeof value);
+      x[lane] = value;
+    }
     const fvec<16> rounded = ansor_rt::vtf32<16>(x);
-    for (int lane = 0; lane < 16; ++lane)
-      ASSERT_EQ(std::bit_cast<uint32_t>(static_cast<float>(rounded[lane])), std::bit_cast<uint32_t>(ansor_rt::tf32(static_cast<float>(x[lane]))))
-          << "lane " << lane << " of round " << round;
+    for (int lane = 0; lane < 16; ++lane) {
+      const float vector_lane = rounded[lane], scalar = ansor_rt::tf32(static_cast<float>(x[lane]));
+      uint32_t vector_bits, scalar_bits;
+      std::memcpy(&vector_bits, &vector_lane, sizeof vector_bits);
+      std::memcpy(&scalar_bits, &scalar, sizeof scalar_bits);
+      ASSERT_EQ(vector_bits, scalar_bits) << "lane " << lane << " of round " << round;
+    }
   }
 }
 
