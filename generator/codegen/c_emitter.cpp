@@ -72,6 +72,14 @@ std::string CEmitter::store_text(const Buffer& b, const std::vector<Expr>& indic
   return fmt::format("{}[{}] = {};", buffer_names_.at(b.name), flat_index_text(b, indices), stored);
 }
 
+std::string CEmitter::store_statement(const StoreNode& s) {
+  const Buffer& b = buffer(s.buffer);
+  if (auto* load = s.value->as<LoadNode>(); load && (b.dtype == DType::F16 || b.dtype == DType::BF16) && buffer(load->tensor).dtype == b.dtype)
+    return fmt::format("{}[{}] = {}[{}];", buffer_names_.at(b.name), flat_index_text(b, s.indices), buffer_names_.at(load->tensor),
+                       flat_index_text(buffer(load->tensor), load->indices));
+  return store_text(b, s.indices, expr(s.value));
+}
+
 std::string CEmitter::index_expr(const Expr& e) {
   if (auto* b = e->as<BinaryNode>()) {
     std::string x = index_expr(b->a), y = index_expr(b->b);

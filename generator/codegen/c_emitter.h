@@ -41,6 +41,9 @@ class CEmitter {
   std::string flat_index_text(const Buffer& b, const std::vector<Expr>& idx) { return index_expr(flat_expr(b, idx)); }
   // `name[index] = value;` with the conversion that f16 and bf16 buffers store.
   std::string store_text(const Buffer& b, const std::vector<Expr>& indices, const std::string& value);
+  // The statement of a store: a copy between f16 (bf16) buffers moves the bits, with no round
+  // trip through f32; anything else is store_text of the value.
+  std::string store_statement(const StoreNode& s);
 
   // A tensorized loop nest: the call of its intrinsic that lowering found, on the addresses of
   // the operands' first elements, skipped where its guard (a padding's condition) fails.

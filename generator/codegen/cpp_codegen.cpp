@@ -549,7 +549,7 @@ class CppEmitter final : public CEmitter {
     line("}");
   }
 
-  void emit_store(const StoreNode& s) { line(store_text(buffer(s.buffer), s.indices, expr(s.value))); }
+  void emit_store(const StoreNode& s) { line(store_statement(s)); }
 
   // The active lanes of the masked vector loop being printed: their count as printed, and its
   // value where constant.

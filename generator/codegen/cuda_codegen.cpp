@@ -217,7 +217,7 @@ class CudaEmitter final : public CEmitter {
   void emit_store(const StoreNode& s) {
     const Buffer& b = buffer(s.buffer);
     if (!s.across_threads) {
-      line(store_text(b, s.indices, expr(s.value)));
+      line(store_statement(s));
       return;
     }
     // Every thread of the loop gets the combined value; the first stores it, or, into a local

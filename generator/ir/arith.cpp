@@ -2,6 +2,8 @@
 #include "ir/arith.h"
 
 #include <algorithm>
+#include <numeric>
+#include <set>
 
 namespace ansor {
 
@@ -209,7 +211,7 @@ int64_t floormod_i(int64_t a, int64_t b) {
 
 class Simplifier {
  public:
-  explicit Simplifier(const RangeMap& ranges) : ranges_(ranges) {}
+  Simplifier(const RangeMap& ranges, SimplifyRules rules) : ranges_(ranges), rules_(rules) {}
 
   Expr run(const Expr& e) {
     return rewrite_post_order(e, [&](const Expr& n) -> Expr { return simplify_node(n); });
@@ -299,8 +301,38 @@ class Simplifier {
       }
       return sub(rest, int_imm(kc, t));
     }
+    if (rules_ == SimplifyRules::All)
+      if (Expr split = div_mod_of_multiples(b.op, q, r, c, t)) return split;
     Expr result = b.op == BinaryOp::Div ? add(from_linear(q, t), div(rest, int_imm(c, t))) : mod(rest, int_imm(c, t));
     return structural_equal(result, n) ? nullptr : result;
+  }
+
+  // R = d*A + B with d dividing c and B in [0, d) (a fused index x*d + lane, say): then
+  // floordiv(R, c) = floordiv(A, c/d) and floormod(R, c) = floormod(A, c/d)*d + B. The largest
+  // such d among the divisors that R's coefficients share with c; null where none is.
+  Expr div_mod_of_multiples(BinaryOp op, const LinearForm& q, const LinearForm& r, int64_t c, DType t) {
+    std::set<int64_t> divisors;
+    for (const LinearForm::Term& term : r.terms) divisors.insert(std::gcd(term.coef, c));
+    for (auto d = divisors.rbegin(); d != divisors.rend(); ++d) {
+      if (*d <= 1 || *d >= c) continue;
+      LinearForm multiples, below;
+      for (const LinearForm::Term& term : r.terms) {
+        if (term.coef % *d == 0) {
+          multiples.terms.push_back({term.atom, term.coef / *d});
+        } else {
+          below.terms.push_back(term);
+        }
+      }
+      multiples.constant = floordiv_i(r.constant, *d);
+      below.constant = floormod_i(r.constant, *d);
+      const Expr rest = from_linear(below, t);
+      const Interval bounds = bound_of(rest, ranges_);
+      if (!bounds.bounded() || bounds.min < 0 || bounds.max >= *d) continue;
+      const Expr a = from_linear(multiples, t), e = int_imm(c / *d, t);
+      if (op == BinaryOp::Div) return run(add(from_linear(q, t), div(a, e)));
+      return run(add(mul(mod(a, e), int_imm(*d, t)), rest));
+    }
+    return nullptr;
   }
 
   Expr decide_comparison(const BinaryNode& b) {
@@ -336,11 +368,12 @@ class Simplifier {
   }
 
   const RangeMap& ranges_;
+  const SimplifyRules rules_;
 };
 
 }  // namespace
 
-Expr simplify(const Expr& e, const RangeMap& ranges) { return Simplifier(ranges).run(e); }
+Expr simplify(const Expr& e, const RangeMap& ranges, SimplifyRules rules) { return Simplifier(ranges, rules).run(e); }
 
 bool can_prove(const Expr& cond, const RangeMap& ranges) { return is_const_int(simplify(cond, ranges), 1); }
 

@@ -54,10 +54,18 @@ LinearForm linearize(const Expr& e);
 std::optional<int64_t> linear_coefficient(const Expr& e, const VarNode* var);
 Expr from_linear(const LinearForm& f, DType t = kIndexType);
 
+// The rules simplify applies. The bodies of a kernel's operations are simplified by the
+// Canonical ones, fixed: records key a computation by the text of its bodies, so a new rule
+// there would orphan every record of the kernels it rewrites. Loop programs take them All.
+enum class SimplifyRules : uint8_t {
+  Canonical,
+  All,  // also: floordiv and floormod of d*A + B, B in [0, d), by a multiple of d
+};
+
 // Rewrites integer sub-expressions into a canonical, simpler form: linear combinations are
 // collected, floor division and modulo by constants are resolved where the ranges allow,
 // comparisons, min and max decided by bounds are folded. Float arithmetic is left untouched.
-Expr simplify(const Expr& e, const RangeMap& ranges = {});
+Expr simplify(const Expr& e, const RangeMap& ranges = {}, SimplifyRules rules = SimplifyRules::All);
 
 // Appends the conjuncts of a condition to `out`: a && (b && c) gives a, b, c.
 void split_conjuncts(const Expr& c, std::vector<Expr>& out);

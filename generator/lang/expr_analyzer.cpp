@@ -169,7 +169,7 @@ TypedValue ExprAnalyzer::eval_access(const AstExpr& e, Context& ctx) {
       throw CompileError(ie.loc, fmt::format("index {} of '{}' depends on tensor values; indices must be computed from index "
                                              "variables and constants",
                                              d + 1, e.name));
-    Expr idx = simplify(cast(kIndexType, v.expr), ctx.ranges);
+    Expr idx = simplify(cast(kIndexType, v.expr), ctx.ranges, SimplifyRules::Canonical);
     Interval range = constrained_bound(idx, ctx.ranges, ctx.constraints);
     int64_t extent = t->shape[d];
     if (!range.bounded() || range.min < 0 || range.max >= extent) {

@@ -35,7 +35,7 @@ TensorRef GraphBuilder::add_compute(const std::string& name, std::vector<IterVar
   for (auto& ax : axes) ranges[ax.var.get()] = Interval::range(ax.extent);
   if (auto* r = body->as<ReduceNode>())
     for (auto& ax : r->axes) ranges[ax.var.get()] = Interval::range(ax.extent);
-  OpPtr op = make_compute(name, std::move(axes), simplify(body, ranges));
+  OpPtr op = make_compute(name, std::move(axes), simplify(body, ranges, SimplifyRules::Canonical));
   TensorRef ref{name, op->dtype, op->shape};
   ops_.push_back(op);
   tensors_[name] = ref;

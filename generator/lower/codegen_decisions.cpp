@@ -8,6 +8,7 @@
 
 #include "ir/arith.h"
 #include "lower/gpu_launch.h"
+#include "lower/shared_layout.h"
 #include "lower/tensorize.h"
 
 namespace ansor {
@@ -31,9 +32,9 @@ class DecisionWalker {
  public:
   explicit DecisionWalker(LoweredKernel& k) : kernel_(k) {}
 
-  // GPU: the vectorized loops that copy 2 or 4 consecutive 4-byte elements from a first element
-  // at a multiple of the lanes (so that both addresses are aligned to the vector wherever the
-  // buffers are).
+  // GPU: the vectorized loops that copy 2 to 8 consecutive elements of 2 or 4 bytes, one access of
+  // 4, 8 or 16 bytes, from a first element at a multiple of the lanes (so that both addresses are
+  // aligned to the vector wherever the buffers are).
   void find_vector_copies(const Stmt& s) {
     for_each_stmt(s, [this](const Stmt& x) {
       auto* f = x->as<ForNode>();
@@ -86,10 +87,11 @@ class DecisionWalker {
   std::optional<VectorCopy> vector_copy(const ForNode& f) const {
     auto* st = f.body->as<StoreNode>();
     auto* load = st && !st->across_threads ? st->value->as<LoadNode>() : nullptr;
-    if (!load || f.masked() || (f.extent != 2 && f.extent != 4)) return std::nullopt;
+    if (!load || f.masked() || (f.extent != 2 && f.extent != 4 && f.extent != 8)) return std::nullopt;
     const Buffer& to = buffer(st->buffer);
     const Buffer& from = buffer(load->tensor);
-    if (dtype_bytes(to.dtype) != kVectorCopyElementBytes || to.dtype != from.dtype) return std::nullopt;
+    const int64_t elem = dtype_bytes(to.dtype);
+    if ((elem != 2 && elem != 4) || f.extent * elem > kVectorCopyMaxBytes || to.dtype != from.dtype) return std::nullopt;
     const Expr to_index = flat_expr(to, st->indices), from_index = flat_expr(from, load->indices);
     const VarNode* lane = f.var.get();
     if (linear_coefficient(to_index, lane) != 1 || linear_coefficient(from_index, lane) != 1) return std::nullopt;
@@ -212,20 +214,30 @@ void mark_aligned_variants(LoweredKernel& k) {
     });
 }
 
+void take_gpu_decisions(LoweredKernel& kernel, const Target& target) {
+  kernel.index_dtype = gpu_index_dtype(kernel);
+  kernel.launches = gpu_launches(kernel);
+  DecisionWalker(kernel).find_vector_copies(kernel.body);
+  mark_aligned_variants(kernel);
+  find_gpu_tensor_calls(kernel, target);
+}
+
 }  // namespace
 
 void take_codegen_decisions(LoweredKernel& kernel, const Target& target) {
   kernel.cache_line_bytes = target.cache_line_bytes;
-  DecisionWalker walker(kernel);
   if (target.kind == Target::Kind::Cuda) {
-    kernel.index_dtype = gpu_index_dtype(kernel);
-    kernel.launches = gpu_launches(kernel);
-    walker.find_vector_copies(kernel.body);
-    mark_aligned_variants(kernel);
-    find_gpu_tensor_calls(kernel, target);
+    take_gpu_decisions(kernel, target);
+    // The layout of shared memory is decided from the accesses the decisions make (vector
+    // copies, the tensor calls' fragment loads); the decisions then take the layout into account.
+    if (pad_shared_buffers(kernel, target.gpu)) {
+      kernel.vector_copies.clear();
+      kernel.tensor_calls.clear();
+      take_gpu_decisions(kernel, target);
+    }
   } else {
     kernel.index_dtype = DType::I64;
-    walker.find_horizontal_reductions(kernel.body);
+    DecisionWalker(kernel).find_horizontal_reductions(kernel.body);
     find_tensor_calls(kernel, target);
   }
   for (LoweredKernel& packer : kernel.packers) take_codegen_decisions(packer, target);

@@ -20,8 +20,8 @@ namespace ansor {
 // lanes of a vectorised partial reduction folded one by one) is combined as one balanced tree.
 inline constexpr size_t kMinHorizontalReduction = 4;
 
-// Vector copies on GPUs move 2 or 4 elements of this many bytes (one 8- or 16-byte access).
-inline constexpr int kVectorCopyElementBytes = 4;
+// Vector copies on GPUs move 2 to 8 elements of 2 or 4 bytes as one access of 4, 8 or 16 bytes.
+inline constexpr int kVectorCopyMaxBytes = 16;
 
 void take_codegen_decisions(LoweredKernel& kernel, const Target& target);
 

@@ -40,6 +40,10 @@ struct IntrinsicCallShape {
   // A warp row's: the distance between the rhs elements of lanes t and t + 1 of a row of four
   // (the columns of their outputs).
   int64_t rhs_lane_stride = 0;
+  // A warp row's with 16-bit operands: whether each lane loads the consecutive k of one register
+  // of its lhs (rhs) fragment as one aligned 32-bit word (k contiguous, every pair at an even
+  // element of a buffer of the block), rather than as two 16-bit elements.
+  bool lhs_word_pairs = false, rhs_word_pairs = false;
 };
 
 // An intrinsic computes the loop nest

@@ -135,6 +135,20 @@ std::optional<int64_t> warp_fragments_laid_out(const Expr& lhs, const Expr& rhs,
   return lane_stride;
 }
 
+// Whether a warp row's lanes load each register of a 16-bit operand's fragment (two consecutive
+// k, axis 0 of the nest) as one aligned word: k is contiguous, and the first element of every
+// lane, iteration and register is even in a shared buffer (which the launch aligns): every term
+// of the first element's offset, the other axes' strides and the lanes' stride (rhs) are even.
+bool loads_word_pairs(const Buffer& b, const Expr& first, const std::vector<int64_t>& strides, int64_t lane_stride) {
+  if (dtype_bytes(b.dtype) != 2 || strides.empty() || strides.front() != 1) return false;
+  if (b.scope != BufferScope::Shared) return false;
+  const LinearForm form = linearize(simplify(first));
+  bool even = form.constant % 2 == 0 && lane_stride % 2 == 0;
+  for (const LinearForm::Term& term : form.terms) even = even && term.coef % 2 == 0;
+  for (size_t axis = 1; axis < strides.size(); ++axis) even = even && strides[axis] % 2 == 0;
+  return even;
+}
+
 }  // namespace
 
 std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows,
@@ -182,10 +196,12 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
         for (const Expr& c : f->conditions) call.guard = call.guard ? logical_and(call.guard, c) : c;
       if (warp_row) {
         if (call.guard && uses_var(call.guard, warp.thread)) continue;
-        const std::optional<int64_t> lane_stride =
-            warp_fragments_laid_out(flat_index(*lb, call.lhs.indices), flat_index(*rb, call.rhs.indices), warp);
+        const Expr lhs_first = flat_index(*lb, call.lhs.indices), rhs_first = flat_index(*rb, call.rhs.indices);
+        const std::optional<int64_t> lane_stride = warp_fragments_laid_out(lhs_first, rhs_first, warp);
         if (!lane_stride) continue;
         call.shape.rhs_lane_stride = *lane_stride;
+        call.shape.lhs_word_pairs = loads_word_pairs(*lb, lhs_first, call.shape.lhs_strides, {});
+        call.shape.rhs_word_pairs = loads_word_pairs(*rb, rhs_first, call.shape.rhs_strides, *lane_stride);
       }
       return call;
     }

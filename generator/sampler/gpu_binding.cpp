@@ -46,7 +46,8 @@ void bind_cooperative_fetch(State& s, int i, const GpuBindingChoices& choices) {
   int64_t extent = 1;
   for (int p = 0; p < loops; ++p) extent *= std::max<int64_t>(1, st.leaf(p).extent);
   if (threads <= 0) threads = choices.threads_for(extent);
-  const int64_t lanes = choices.fetch_lanes_for(extent, threads);
+  // The choice is of 4-byte lanes: narrower elements move the same bytes in more lanes.
+  const int64_t lanes = choices.fetch_lanes_for(extent, threads) * std::max(1, kFetchLaneBytes / dtype_bytes(st.op->dtype));
   if (loops > 1 && !s.try_apply(std::make_shared<FuseStep>(i, first_loops(loops)))) return;
   std::vector<int64_t> lengths = {threads};
   if (lanes > 1) lengths.push_back(lanes);

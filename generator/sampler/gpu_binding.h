@@ -13,7 +13,10 @@ namespace ansor {
 
 // The choices a binding leaves open: the threads of a block for a stage of `extent` iterations,
 // and the lanes of the vector loads of a cooperative fetch of `extent` elements over `threads`
-// threads (1: scalar loads).
+// threads (1: scalar loads), in elements of kFetchLaneBytes (a fetch of narrower elements takes
+// as many more lanes as move the same bytes).
+inline constexpr int kFetchLaneBytes = 4;
+
 struct GpuBindingChoices {
   std::function<int64_t(int64_t extent)> threads_for;
   std::function<int64_t(int64_t extent, int64_t threads)> fetch_lanes_for;

@@ -42,7 +42,8 @@ struct Operands {
 // Each warp computes 16 MI rows of C (warp w the rows from 16 MI w), all 8 NJ columns, over
 // k_steps products of kDepth k. As in the generator's warp tiles, a thread's rows are contiguous
 // pairs, g 2 MI + 2 mi + h, and its columns t 2 NJ + 2 nj + cc (g = lane / 4, t = lane % 4).
-template <MmaInput Input, int MI, int NJ>
+// LhsWords (RhsWords): A's (B's) pairs of k are loaded as words (k contiguous and aligned).
+template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
 __global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   const int first_row = warp * 16 * MI + lane / 4 * 2 * MI, first_column = lane % 4 * 2 * NJ;
@@ -55,9 +56,9 @@ __global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
     const int a_k = operands.a_k, a_mi = 2 * operands.a_row, a_h = operands.a_row;
     const int b_k = operands.b_k, b_nj = 2 * operands.b_column, b_c = operands.b_column, b_t = 2 * NJ * operands.b_column;
     if constexpr (Input == MmaInput::F16)
-      ansor_rt::mma_f16_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+      ansor_rt::mma_f16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
     else if constexpr (Input == MmaInput::BF16)
-      ansor_rt::mma_bf16_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+      ansor_rt::mma_bf16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
     else
       ansor_rt::mma_tf32_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
   }
@@ -142,7 +143,7 @@ struct Shape {
 };
 
 // Runs warp_tiles_kernel on random operands of `shape` and compares C with the reference.
-template <MmaInput Input, int MI, int NJ>
+template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
 void check_warp_tiles(const Shape& shape) {
   const int rows = shape.warps * 16 * MI, columns = 8 * NJ, depth = 16 * shape.k_steps;
   std::mt19937 random(rows * 1000 + columns * 10 + depth);
@@ -161,7 +162,8 @@ void check_warp_tiles(const Shape& shape) {
 
   std::vector<float> c(c_initial.size());
   const Operands<uint16_t> operands{a_stored.data(), a_row, a_k, b_stored.data(), b_k, b_column, c_initial.data(), c.data(), columns, shape.k_steps};
-  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ>, dim3(1), dim3(32 * shape.warps), 0, nullptr, operands), cudaSuccess);
+  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ, LhsWords, RhsWords>, dim3(1), dim3(32 * shape.warps), 0, nullptr, operands),
+            cudaSuccess);
   EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);
 }
 
@@ -172,6 +174,12 @@ TEST(Mma, F16TwoWarpsOfTwoByFourTilesOverThreeKSteps) { check_warp_tiles<MmaInpu
 TEST(Mma, F16ColumnMajorOperands) { check_warp_tiles<MmaInput::F16, 2, 4>({2, 3, Major::Column, Major::Column}); }
 
 TEST(Mma, F16RowMajorAColumnMajorB) { check_warp_tiles<MmaInput::F16, 1, 2>({1, 2, Major::Row, Major::Column}); }
+
+// Contiguous k in both operands (A by rows, B by columns, every pair at an even element of an
+// aligned array): each register is one word.
+TEST(Mma, F16PairsOfKLoadedAsWords) { check_warp_tiles<MmaInput::F16, 2, 4, true, true>({2, 3, Major::Row, Major::Column}); }
+
+TEST(Mma, BF16PairsOfKInALoadedAsWords) { check_warp_tiles<MmaInput::BF16, 4, 2, true, false>({1, 2, Major::Row, Major::Row}); }
 
 TEST(Mma, BF16OneWarpOneTile) { check_warp_tiles<MmaInput::BF16, 1, 1>({1, 1, Major::Row, Major::Row}); }
 

@@ -53,12 +53,13 @@ __device__ __forceinline__ double infinity<double>() {
 
 // ---- Vector copies ----------------------------------------------------------------------------
 
-// Copies N (2 or 4) consecutive 4-byte elements: as one vector when both addresses are aligned to
-// it (Aligned), else element by element.
+// Copies N (2 to 8) consecutive 2- or 4-byte elements, 4, 8 or 16 bytes: as one vector when both
+// addresses are aligned to it (Aligned), else element by element.
 template <int N, bool Aligned, class T>
 __device__ __forceinline__ void copy_vector(T* to, const T* from) {
-  static_assert(sizeof(T) == 4 && (N == 2 || N == 4), "vectors of 2 or 4 four-byte elements");
-  using Vector = typename std::conditional<N == 4, int4, int2>::type;
+  constexpr int bytes = N * static_cast<int>(sizeof(T));
+  static_assert(N >= 2 && (bytes == 4 || bytes == 8 || bytes == 16), "vectors of 4, 8 or 16 bytes");
+  using Vector = typename std::conditional<bytes == 16, int4, typename std::conditional<bytes == 8, int2, int>::type>::type;
   if constexpr (Aligned) {
     *reinterpret_cast<Vector*>(to) = *reinterpret_cast<const Vector*>(from);
   } else {
@@ -168,6 +169,24 @@ __device__ __forceinline__ uint32_t pack_pair(const uint16_t* first, int stride)
   return static_cast<uint32_t>(first[0]) | static_cast<uint32_t>(first[stride]) << 16;
 }
 
+// Two consecutive 16-bit elements at a 4-byte aligned address as one register (one load).
+__device__ __forceinline__ uint32_t load_word(const uint16_t* first) {
+  uint32_t word;
+  memcpy(&word, __builtin_assume_aligned(first, 4), sizeof word);
+  return word;
+}
+
+// One register of a fragment: the element and the next along k (`stride` apart), loaded as one
+// word where the call says the pairs are consecutive and aligned.
+template <bool Word>
+__device__ __forceinline__ uint32_t fragment_register(const uint16_t* first, int stride) {
+  if constexpr (Word) {
+    return load_word(first);
+  } else {
+    return pack_pair(first, stride);
+  }
+}
+
 // An f32 rounded to TF32, as the register an m16n8k8 takes.
 __device__ __forceinline__ uint32_t tf32_bits(float x) { return bits_of(tf32(x)); }
 
@@ -200,7 +219,7 @@ __device__ __forceinline__ void multiply_tiles(const uint32_t (&a)[MI][4], const
 }
 
 // MI x NJ tensor-core products of 16 k each on 16-bit operands (see mma_f16_f32).
-template <MmaInput Input, int MI, int NJ>
+template <MmaInput Input, int MI, int NJ, bool LhsWords, bool RhsWords>
 __device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
                                           int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
   const Lane lane = lane_of_thread();
@@ -210,18 +229,18 @@ __device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, 
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
     const uint16_t* row = a + mi * a_mi;
-    a_fragments[mi][0] = pack_pair(row + 2 * t * a_k, a_k);
-    a_fragments[mi][1] = pack_pair(row + a_h + 2 * t * a_k, a_k);
-    a_fragments[mi][2] = pack_pair(row + (2 * t + 8) * a_k, a_k);
-    a_fragments[mi][3] = pack_pair(row + a_h + (2 * t + 8) * a_k, a_k);
+    a_fragments[mi][0] = fragment_register<LhsWords>(row + 2 * t * a_k, a_k);
+    a_fragments[mi][1] = fragment_register<LhsWords>(row + a_h + 2 * t * a_k, a_k);
+    a_fragments[mi][2] = fragment_register<LhsWords>(row + (2 * t + 8) * a_k, a_k);
+    a_fragments[mi][3] = fragment_register<LhsWords>(row + a_h + (2 * t + 8) * a_k, a_k);
   }
   // The mma's column g: that of the lanes with lane % 4 == g / 2, their cc = g % 2.
   const uint16_t* column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
   uint32_t b_fragments[NJ][2];
 #pragma unroll
   for (int nj = 0; nj < NJ; ++nj) {
-    b_fragments[nj][0] = pack_pair(column + nj * b_nj + 2 * t * b_k, b_k);
-    b_fragments[nj][1] = pack_pair(column + nj * b_nj + (2 * t + 8) * b_k, b_k);
+    b_fragments[nj][0] = fragment_register<RhsWords>(column + nj * b_nj + 2 * t * b_k, b_k);
+    b_fragments[nj][1] = fragment_register<RhsWords>(column + nj * b_nj + (2 * t + 8) * b_k, b_k);
   }
   multiply_tiles<Input, MI, NJ>(a_fragments, b_fragments, c, c_mi, c_h, c_nj, c_c);
 }
@@ -234,18 +253,19 @@ __device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, 
 // with f16 inputs widened to f32 (strides in elements). Every lane of the warp calls it together
 // with the same MI, NJ and strides; a lane's `a` depends only on lane / 4, and `b` is the warp's
 // b plus (lane % 4) b_t, so that column n of tile nj is at the warp's b + (n / 2) b_t + nj b_nj +
-// (n % 2) b_c.
-template <int MI, int NJ>
+// (n % 2) b_c. With LhsWords (RhsWords), a_k (b_k) is 1 and every element a lane loads at an even
+// k is 4-byte aligned: each pair of k is then one load.
+template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
 __device__ __forceinline__ void mma_f16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
                                             int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
-  detail::mma_tiles<MmaInput::F16, MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+  detail::mma_tiles<MmaInput::F16, MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
 }
 
 // mma_f16_f32 with bf16 inputs.
-template <int MI, int NJ>
+template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
 __device__ __forceinline__ void mma_bf16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
                                              int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
-  detail::mma_tiles<MmaInput::BF16, MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+  detail::mma_tiles<MmaInput::BF16, MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
 }
 
 // mma_f16_f32 over 8 k of f32 inputs, each rounded by tf32() (the kernel's products are of

@@ -62,6 +62,21 @@ TEST_F(ArithTest, SimplifyResolvesSplitAndFuseArithmetic) {
   EXPECT_TRUE(structural_equal(simplify(div(div(k, int_imm(2)), int_imm(4)), ranges), simplify(div(k, int_imm(8)), ranges)));
 }
 
+TEST_F(ArithTest, SimplifySplitsADivisorThatTheIndexsMultiplesShare) {
+  // A fused index k*4 + j (j in [0, 4)) by 8: 4 divides 8, so (k*4 + j) / 8 = k / 2 and
+  // (k*4 + j) % 8 = (k % 2)*4 + j, which is linear in the vector lane j.
+  Expr fused = add(mul(k, int_imm(4)), j);
+  EXPECT_EQ(to_string(simplify(div(fused, int_imm(8)), ranges)), "k / 2");
+  EXPECT_EQ(to_string(simplify(mod(fused, int_imm(8)), ranges)), "k % 2 * 4 + j");
+  EXPECT_EQ(linear_coefficient(simplify(mod(fused, int_imm(8)), ranges), j.get()), std::optional<int64_t>(1));
+  // With a coefficient beyond the divisor: (i*32 + k*4 + j) / 8 = i*4 + k / 2.
+  EXPECT_EQ(to_string(simplify(div(add(mul(i, int_imm(32)), fused), int_imm(8)), ranges)), "i * 4 + k / 2");
+  // j + 1 may reach 4: no split by 4, and the remainder stays a modulo of the whole.
+  EXPECT_EQ(to_string(simplify(mod(add(fused, int_imm(1)), int_imm(8)), ranges)), "(k * 4 + j + 1) % 8");
+  // The canonical rules of kernel bodies leave the division whole.
+  EXPECT_EQ(to_string(simplify(div(fused, int_imm(8)), ranges, SimplifyRules::Canonical)), "(k * 4 + j) / 8");
+}
+
 TEST_F(ArithTest, SimplifyDecidesComparisonsAndMinMax) {
   EXPECT_TRUE(is_const_int(simplify(lt(add(mul(i, int_imm(4)), j), int_imm(32)), ranges), 1));
   EXPECT_TRUE(is_const_int(simplify(ge(i, int_imm(8)), ranges), 0));

@@ -3,6 +3,8 @@
 // copies and index type; the cache line of the target.
 #include <gtest/gtest.h>
 
+#include "codegen/cuda_codegen.h"
+#include "codegen/kernel_signature.h"
 #include "lower/gpu_launch.h"
 #include "lower/interpreter.h"
 #include "lower/lower.h"
@@ -136,6 +138,33 @@ TEST(CodegenDecisionsTest, AlignedCopiesOfFourFloatsAreVectorCopies) {
     }
     // On a CPU the same loop is vector statements, not a copy.
     EXPECT_TRUE(lower_for(s, "cpu:x86_64:znver4:avx512:t1").vector_copies.empty());
+  }
+}
+
+// Copies of 16-bit elements move 4, 8 or 16 bytes at once: 2, 4 or 8 halves; 16 halves are no
+// vector copy. The CUDA generator prints the copy, and a scalar copy of halves moves their bits.
+TEST(CodegenDecisionsTest, AlignedCopiesOfHalvesAreVectorCopiesOfUpToSixteenBytes) {
+  for (int64_t lanes : {2, 4, 8, 16}) {
+    auto dag = test::dag_of(test::parse("kernel k { X = input f16[64, 32]\n Y[i:64, j:32] = X[i, j] }"), "k");
+    State s(dag);
+    const int y = s.num_stages() - 1;
+    s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{lanes}));  // i j.0 j.1
+    s.apply(std::make_shared<AnnotateStep>(y, 0, IterAnnotation::BlockX));
+    s.apply(std::make_shared<AnnotateStep>(y, 1, IterAnnotation::ThreadX));
+    s.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
+    LoweredKernel k = lower_for(s, "cuda:sm_80");
+    const ForNode* lane_loop = loop_named(k, "j.1");
+    ASSERT_NE(lane_loop, nullptr) << to_string(k.body);
+    const VectorCopy* copy = k.find_vector_copy(lane_loop);
+    const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
+    if (lanes <= 8) {
+      ASSERT_NE(copy, nullptr) << lanes << "\n" << to_string(k.body);
+      EXPECT_EQ(copy->lanes, lanes);
+      EXPECT_NE(text.find(fmt::format("ansor_rt::copy_vector<{}, ansor_aligned>", lanes)), std::string::npos) << text;
+    } else {
+      EXPECT_EQ(copy, nullptr);
+      EXPECT_EQ(text.find("f16_to_f32"), std::string::npos) << "the halves' bits are copied\n" << text;
+    }
   }
 }
 

@@ -1,0 +1,169 @@
+// The padding of shared buffers against bank conflicts (lower/shared_layout.h): a tile read down
+// its columns gets the padding that spreads a column over the banks, within the alignment of the
+// vector copies that fill it; a layout the schedule chose, and a launch the padding would take
+// beyond the GPU's shared memory, stay as they are; tensor-core fragments read their shared
+// copies in fewer passes, lhs pairs of k as words; and the padded programs compute what the
+// naive program computes.
+#include <gtest/gtest.h>
+
+#include "codegen/cuda_codegen.h"
+#include "codegen/kernel_signature.h"
+#include "lower/lower.h"
+#include "lower/shared_layout.h"
+#include "lower/stmt_printer.h"
+#include "sampler/annotation.h"
+#include "schedule/steps.h"
+#include "test_support.h"
+#include "warp_rows.h"
+
+namespace ansor {
+namespace {
+
+const Target& sm80() {
+  static const Target t = parse_target("cuda:sm_80");
+  return t;
+}
+
+LoweredKernel lower_for(const State& s) {
+  LowerOptions options;
+  options.target = sm80();
+  return lower_state(s, "k", options);
+}
+
+std::shared_ptr<const ComputeDAG> transpose_dag(int64_t rows) {
+  return test::dag_of(test::parse(fmt::format("kernel t {{ A = input f32[{0}, 32]\n C[i:32, j:{0}] = A[j, i] }}", rows)), "t");
+}
+
+// C = A transposed, in blocks of 32 columns of C: A's 32-row slice is copied into shared memory
+// (its rows by the block's threads, `vector` floats per vector copy where given) and each thread
+// j walks along its row of the copy (a serial loop, read element by element), so that at each
+// step the warp reads a column of it.
+State column_reads(const std::shared_ptr<const ComputeDAG>& dag, int64_t vector = 0) {
+  State s(dag);
+  s.apply(std::make_shared<CacheReadStep>(0, MemoryScope::Shared, std::vector<int>{1}));  // A.shared: 1, C: 2
+  const int c = 2;
+  s.apply(std::make_shared<SplitStep>(c, 1, std::vector<int64_t>{32}));         // i j.0 j.1
+  s.apply(std::make_shared<ReorderStep>(c, std::vector<int>{1, 2, 0}));      // j.0 j.1 i
+  s.apply(std::make_shared<AnnotateStep>(c, 0, IterAnnotation::BlockX));
+  s.apply(std::make_shared<AnnotateStep>(c, 1, IterAnnotation::ThreadX));
+  s.apply(std::make_shared<ComputeAtStep>(1, c, 0));
+  if (vector > 0) s.apply(std::make_shared<SplitStep>(1, 1, std::vector<int64_t>{vector}));  // ax0 ax1.0 ax1.1
+  s.apply(std::make_shared<FuseStep>(1, std::vector<int>{0, 1}));
+  s.apply(std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{32}));
+  s.apply(std::make_shared<AnnotateStep>(1, 1, IterAnnotation::ThreadX));
+  if (vector > 0) s.apply(std::make_shared<AnnotateStep>(1, 2, IterAnnotation::Vectorize));
+  return s;
+}
+
+const Buffer& buffer(const LoweredKernel& k, const std::string& name) {
+  const Buffer* b = k.find_buffer(name);
+  EXPECT_NE(b, nullptr) << name;
+  return *b;
+}
+
+// The bank passes of `name` in the kernel's decisions with the buffer's rows unpadded.
+int64_t passes_unpadded(LoweredKernel k, const std::string& name) {
+  for (Buffer& b : k.buffers)
+    if (b.name == name) b.strides = row_major_strides(b.shape);
+  return shared_bank_passes(k, name);
+}
+
+TEST(SharedLayoutTest, AColumnReadTileIsPaddedByOneElementPerRow) {
+  const auto dag = transpose_dag(64);
+  const LoweredKernel k = lower_for(column_reads(dag));
+  EXPECT_EQ(buffer(k, "A.shared").strides, (std::vector<int64_t>{33, 1})) << to_string(k);
+  // Unpadded, each of the 32 column reads takes 32 passes; the 32 row stores take one each.
+  // Padded, every access takes one pass.
+  EXPECT_EQ(passes_unpadded(k, "A.shared"), 32 * 32 + 32);
+  EXPECT_EQ(shared_bank_passes(k, "A.shared"), 32 + 32);
+  EXPECT_EQ(k.launches.at(0).shared_bytes, 32 * 33 * 4);
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
+}
+
+TEST(SharedLayoutTest, PaddingKeepsTheVectorCopiesAligned) {
+  const auto dag = transpose_dag(64);
+  const LoweredKernel k = lower_for(column_reads(dag, 4));
+  // Rows stay a multiple of 4 floats: of those paddings, 4 spreads a column over 8 banks (4
+  // passes a read) where the 16-byte copies (8 per thread) still take one pass per quarter warp.
+  EXPECT_EQ(buffer(k, "A.shared").strides, (std::vector<int64_t>{36, 1})) << to_string(k);
+  EXPECT_EQ(k.vector_copies.size(), 1u) << "the copy stays a vector copy\n" << to_string(k);
+  EXPECT_EQ(shared_bank_passes(k, "A.shared"), 32 * 4 + 8 * 4);
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
+}
+
+TEST(SharedLayoutTest, PaddingKeepsTheRunsOfUnrolledReadsAligned) {
+  // Each thread reads 4 consecutive floats of its row in an unrolled loop (written out as 4
+  // statements), which the compiler may make one 16-byte load: rows stay a multiple of 4 floats.
+  const auto dag = transpose_dag(64);
+  State s = column_reads(dag);
+  s.apply(std::make_shared<SplitStep>(2, 2, std::vector<int64_t>{4}));  // j.0 j.1 i.0 i.1
+  s.apply(std::make_shared<AnnotateStep>(2, 3, IterAnnotation::Unroll));
+  const LoweredKernel k = lower_for(s);
+  EXPECT_EQ(buffer(k, "A.shared").strides, (std::vector<int64_t>{36, 1})) << to_string(k);
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
+}
+
+TEST(SharedLayoutTest, ALayoutTheScheduleAlignsStaysAsItIs) {
+  const auto dag = transpose_dag(64);
+  State s = column_reads(dag);
+  s.apply(std::make_shared<StorageAlignStep>(1, 0, 32, 2));
+  const LoweredKernel k = lower_for(s);
+  EXPECT_EQ(buffer(k, "A.shared").strides, (std::vector<int64_t>{34, 1}));
+}
+
+TEST(SharedLayoutTest, NoPaddingTakesALaunchBeyondTheSharedMemory) {
+  // As many rows of 32 floats as fit the GPU's shared memory unpadded, and not padded by one.
+  const int64_t rows = sm80().gpu.max_shared_bytes_per_block / (32 * 4) / 32 * 32;
+  ASSERT_GT(rows * 33 * 4, sm80().gpu.max_shared_bytes_per_block);
+  const auto dag = transpose_dag(rows);
+  State s(dag);
+  s.apply(std::make_shared<CacheReadStep>(0, MemoryScope::Shared, std::vector<int>{1}));
+  s.apply(std::make_shared<SplitStep>(2, 1, std::vector<int64_t>{rows}));
+  s.apply(std::make_shared<ReorderStep>(2, std::vector<int>{1, 2, 0}));
+  s.apply(std::make_shared<AnnotateStep>(2, 0, IterAnnotation::BlockX));
+  s.apply(std::make_shared<SplitStep>(2, 1, std::vector<int64_t>{32}));
+  s.apply(std::make_shared<AnnotateStep>(2, 2, IterAnnotation::ThreadX));
+  s.apply(std::make_shared<ComputeAtStep>(1, 2, 0));
+  s.apply(std::make_shared<FuseStep>(1, std::vector<int>{0, 1}));
+  s.apply(std::make_shared<SplitStep>(1, 0, std::vector<int64_t>{32}));
+  s.apply(std::make_shared<AnnotateStep>(1, 1, IterAnnotation::ThreadX));
+  const LoweredKernel k = lower_for(s);
+  EXPECT_EQ(buffer(k, "A.shared").strides, (std::vector<int64_t>{32, 1})) << to_string(k);
+  EXPECT_LE(k.launches.at(0).shared_bytes, sm80().gpu.max_shared_bytes_per_block);
+}
+
+// Warp tiles of tensor cores: the fragments' rows are 2 MI rows apart in the copy of A, and a
+// row of B's copy is a multiple of 128 bytes for the tiles the sampler takes, so unpadded copies
+// put lanes on one bank. Every sampled program's copies are read in no more passes than
+// unpadded (fewer in most), A's pairs of k are loaded as words, and the result is the naive one.
+TEST(SharedLayoutTest, TensorCoreFragmentsReadPaddedCopiesInFewerPasses) {
+  const auto dag = test::dag_of(test::parse(R"(
+kernel matmul_f16 {
+  A = input f16[128, 64]
+  B = input f16[64, 128]
+  C[i:128, j:128] = sum(k:64, f32(A[i, k]) * f32(B[k, j]))
+})"),
+                                "matmul_f16");
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  const LoweredKernel naive = lower_state(State(dag), "naive");
+  int fewer = 0;
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    const LoweredKernel k = lower_for(random_program(dag, ctx, seed));
+    ASSERT_FALSE(k.tensor_calls.empty()) << "seed " << seed;
+    for (const auto& [loop, call] : k.tensor_calls) {
+      EXPECT_TRUE(call.shape.lhs_word_pairs) << "seed " << seed;
+      EXPECT_FALSE(call.shape.rhs_word_pairs) << "B's pairs of k are in two rows";
+    }
+    for (const std::string name : {"A.shared", "B.shared"}) {
+      const int64_t padded = shared_bank_passes(k, name), unpadded = passes_unpadded(k, name);
+      EXPECT_LE(padded, unpadded) << name << " seed " << seed;
+      fewer += padded < unpadded;
+    }
+    EXPECT_NE(emit_cuda_kernel(k, kernel_params(*dag), "k").find("mma_f16_f32<"), std::string::npos);
+    EXPECT_TRUE(test::computes_like(naive, k)) << "seed " << seed;
+  }
+  EXPECT_GE(fewer, 8) << "of 16 copies";
+}
+
+}  // namespace
+}  // namespace ansor
