@@ -131,8 +131,8 @@ State default_gpu_schedule(const std::shared_ptr<const ComputeDAG>& dag, const S
     s.apply(lengths.count(k) ? std::make_shared<SplitStep>(split->stage, split->iter, lengths[k]) : steps[k]);
   }
   infer_bounds(s);
-  // A fetch loads vectors of 4 when every thread gets at least one.
-  bind_gpu_threads(s, {gpu_block_threads, [](int64_t extent, int64_t threads) { return extent >= 4 * threads ? 4 : 1; }});
+  // A fetch loads the widest vector (of 4 or 2 four-byte lanes) of which every thread gets one.
+  bind_gpu_threads(s, {gpu_block_threads, [](int64_t extent, int64_t threads) { return extent >= 4 * threads ? 4 : extent >= 2 * threads ? 2 : 1; }});
   for (int i = 0; i < s.num_stages(); ++i) {
     const Stage& st = s.stage(i);
     if (!st.is_placeholder() && st.location != ComputeLocation::Inlined && !st.leaves.empty() && st.op->reduction())

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sampler/program_builder.h"
+#include "schedule/bound_inference.h"
 #include "schedule/steps.h"
 
 namespace ansor {
@@ -39,6 +40,8 @@ std::vector<int> first_loops(int count) {
 // A shared-memory copy computed inside a block, spread over that block's threads, each loading
 // a vector of consecutive elements.
 void bind_cooperative_fetch(State& s, int i, const GpuBindingChoices& choices) {
+  // The copy's extent is the region its consumers' threads read, known once they are bound.
+  infer_bounds(s);
   const Stage& st = s.stage(i);
   // Read before the fuse below, which replaces the stage `st` refers to.
   int64_t threads = threads_around(s, i, -1);
