@@ -113,15 +113,21 @@ TEST(CodegenDecisionsTest, GpuIndicesAreThirtyTwoBitWhereEveryBufferFits) {
 // A copy of 4 consecutive floats per thread from a first element at a multiple of 4 is one vector
 // copy; it moves kernel arguments, so its launch has variants for aligned and unaligned ones.
 // Over 3 lanes it is no vector copy.
+// Y = X, each row a block, its columns spread over threads in vectors of `lanes` (loops i j.0 j.1).
+State vectorized_copy(const std::shared_ptr<const ComputeDAG>& dag, int64_t lanes) {
+  State s(dag);
+  const int y = s.num_stages() - 1;
+  s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{lanes}));
+  s.apply(std::make_shared<AnnotateStep>(y, 0, IterAnnotation::BlockX));
+  s.apply(std::make_shared<AnnotateStep>(y, 1, IterAnnotation::ThreadX));
+  s.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
+  return s;
+}
+
 TEST(CodegenDecisionsTest, AlignedCopiesOfFourFloatsAreVectorCopies) {
   for (int64_t lanes : {4, 3}) {
     auto dag = test::dag_of(test::parse("kernel k { X = input f32[64, 24]\n Y[i:64, j:24] = X[i, j] }"), "k");
-    State s(dag);
-    const int y = s.num_stages() - 1;
-    s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{lanes}));  // i j.0 j.1
-    s.apply(std::make_shared<AnnotateStep>(y, 0, IterAnnotation::BlockX));
-    s.apply(std::make_shared<AnnotateStep>(y, 1, IterAnnotation::ThreadX));
-    s.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
+    const State s = vectorized_copy(dag, lanes);
     LoweredKernel k = lower_for(s, "cuda:sm_80");
     ASSERT_EQ(k.launches.size(), 1u);
     const ForNode* lane_loop = loop_named(k, "j.1");
@@ -146,13 +152,7 @@ TEST(CodegenDecisionsTest, AlignedCopiesOfFourFloatsAreVectorCopies) {
 TEST(CodegenDecisionsTest, AlignedCopiesOfHalvesAreVectorCopiesOfUpToSixteenBytes) {
   for (int64_t lanes : {2, 4, 8, 16}) {
     auto dag = test::dag_of(test::parse("kernel k { X = input f16[64, 32]\n Y[i:64, j:32] = X[i, j] }"), "k");
-    State s(dag);
-    const int y = s.num_stages() - 1;
-    s.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{lanes}));  // i j.0 j.1
-    s.apply(std::make_shared<AnnotateStep>(y, 0, IterAnnotation::BlockX));
-    s.apply(std::make_shared<AnnotateStep>(y, 1, IterAnnotation::ThreadX));
-    s.apply(std::make_shared<AnnotateStep>(y, 2, IterAnnotation::Vectorize));
-    LoweredKernel k = lower_for(s, "cuda:sm_80");
+    LoweredKernel k = lower_for(vectorized_copy(dag, lanes), "cuda:sm_80");
     const ForNode* lane_loop = loop_named(k, "j.1");
     ASSERT_NE(lane_loop, nullptr) << to_string(k.body);
     const VectorCopy* copy = k.find_vector_copy(lane_loop);
