@@ -58,8 +58,14 @@ std::string CEmitter::var_name(const VarNode* v) {
 }
 
 void CEmitter::emit_tensor_call(const TensorCall& call) {
+  // An operand in a buffer with rotated rows is its base and logical offset: the intrinsic's
+  // wrapper finds each element it loads (ansor_rt::rotated_rows).
   auto address = [this](const TensorCall::Operand& o) {
-    return fmt::format("&{}[{}]", buffer_names_.at(o.buffer), flat_index_text(buffer(o.buffer), o.indices));
+    const Buffer& b = buffer(o.buffer);
+    if (const RowRotation& r = b.rotation; r.rotates())
+      return fmt::format("ansor_rt::rotated_rows<{}, {}, {}>({}, {})", r.row, r.chunk, r.rows_per_step, buffer_names_.at(o.buffer),
+                         index_expr(simplify(flat_index(b, o.indices), ranges_)));
+    return fmt::format("&{}[{}]", buffer_names_.at(o.buffer), flat_index_text(b, o.indices));
   };
   const std::string text = call.intrinsic->emit(address(call.lhs), address(call.rhs), address(call.out), call.shape);
   line(call.guard ? fmt::format("if ({}) {}", expr(call.guard), text) : text);

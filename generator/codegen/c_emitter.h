@@ -37,7 +37,8 @@ class CEmitter {
   const std::string& buffer_name(const std::string& name) { return buffer_names_.at(name); }
   std::string var_name(const VarNode* v);
 
-  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const { return simplify(flat_index(b, idx), ranges_); }
+  // Where an element is stored, as printed (rotated rows included).
+  Expr flat_expr(const Buffer& b, const std::vector<Expr>& idx) const { return simplify(element_offset(b, idx), ranges_); }
   std::string flat_index_text(const Buffer& b, const std::vector<Expr>& idx) { return index_expr(flat_expr(b, idx)); }
   // `name[index] = value;` with the conversion that f16 and bf16 buffers store.
   std::string store_text(const Buffer& b, const std::vector<Expr>& indices, const std::string& value);

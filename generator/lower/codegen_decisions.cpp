@@ -230,7 +230,7 @@ void take_codegen_decisions(LoweredKernel& kernel, const Target& target) {
     take_gpu_decisions(kernel, target);
     // The layout of shared memory is decided from the accesses the decisions make (vector
     // copies, the tensor calls' fragment loads); the decisions then take the layout into account.
-    if (pad_shared_buffers(kernel, target.gpu)) {
+    if (choose_shared_layouts(kernel, target.gpu)) {
       kernel.vector_copies.clear();
       kernel.tensor_calls.clear();
       take_gpu_decisions(kernel, target);

@@ -199,17 +199,17 @@ class Interpreter {
     for (Elements& p : parts) {
       const Buffer& b = *buffer_info_.at(p.operand->buffer);
       const std::vector<double>& data = *ctx_->buffers.at(b.name);
-      p.first = offset(b, p.operand->indices);
+      p.first = logical_offset(b, p.operand->indices);
       const int64_t n = operand_span(call.shape, *p.strides);
       p.bytes.resize(static_cast<size_t>(n * dtype_bytes(b.dtype)));
-      for (int64_t i = 0; i < n; ++i) store_typed(b.dtype, data.at(static_cast<size_t>(p.first + i)), p.bytes.data(), i);
+      for (int64_t i = 0; i < n; ++i) store_typed(b.dtype, data.at(static_cast<size_t>(stored_at(b, p.first + i))), p.bytes.data(), i);
     }
     row.interpret(parts[0].bytes.data(), parts[1].bytes.data(), parts[2].bytes.data(), call.shape);
     // Only the elements the nest stores: a span of rows apart holds others' elements too.
     const Buffer& out = *buffer_info_.at(call.out.buffer);
     std::vector<double>& data = *ctx_->buffers.at(out.name);
     for_each_nest_point(call.shape, [&](int64_t, int64_t, int64_t i) {
-      data.at(static_cast<size_t>(parts[2].first + i)) = load_typed(out.dtype, parts[2].bytes.data(), i);
+      data.at(static_cast<size_t>(stored_at(out, parts[2].first + i))) = load_typed(out.dtype, parts[2].bytes.data(), i);
     });
   }
 
@@ -459,7 +459,11 @@ class Interpreter {
     return found;
   }
 
-  int64_t offset(const Buffer& b, const std::vector<Expr>& idx) {
+  // Where an element is stored: its logical offset, rotated where the buffer's rows are.
+  int64_t offset(const Buffer& b, const std::vector<Expr>& idx) { return stored_at(b, logical_offset(b, idx)); }
+  static int64_t stored_at(const Buffer& b, int64_t logical) { return b.rotation.rotates() ? b.rotation.rotated_offset(logical) : logical; }
+
+  int64_t logical_offset(const Buffer& b, const std::vector<Expr>& idx) {
     int64_t flat = 0;
     for (size_t d = 0; d < idx.size(); ++d) {
       int64_t i = static_cast<int64_t>(eval(idx[d]));

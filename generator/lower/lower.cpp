@@ -55,7 +55,7 @@ class Lowerer {
     const ComputeDAG& dag = state_.dag();
     auto param = [&](int op_index, bool output) {
       const Operation& op = dag.op(op_index);
-      Buffer b{op.name, op.dtype, op.shape, row_major_strides(op.shape), BufferScope::Param, output, op.is_const};
+      Buffer b{op.name, op.dtype, op.shape, row_major_strides(op.shape), BufferScope::Param, output, op.is_const, {}};
       if (const PackedLayout* p = k.find_packed(op.name)) {
         b.shape = p->shape;
         b.strides = row_major_strides(p->shape);
@@ -67,7 +67,7 @@ class Lowerer {
     for (int o : dag.outputs()) param(o, true);
     for (const PackedLayout& p : k.packed_in_kernel) {
       const DType dtype = state_.stage(state_.find_stage(p.tensor)).op->dtype;
-      k.buffers.push_back({p.buffer, dtype, p.shape, row_major_strides(p.shape), BufferScope::Workspace, false, false});
+      k.buffers.push_back({p.buffer, dtype, p.shape, row_major_strides(p.shape), BufferScope::Workspace, false, false, {}});
     }
     for (int s = 0; s < state_.num_stages(); ++s) {
       const Stage& st = state_.stage(s);

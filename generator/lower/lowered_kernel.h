@@ -21,6 +21,20 @@ enum class BufferScope : uint8_t {
   Shared,     // GPU shared memory, per thread block
 };
 
+// A shared buffer's rows rotated against bank conflicts (lower/shared_layout.h): the rows (of
+// `row` elements, the innermost dimension) are cut into chunks of `chunk` elements, and row r's
+// chunks are stored rotated by r / rows_per_step places. Element accesses keep their logical
+// offset o (indices times strides); o is stored at rotated_offset(o).
+struct RowRotation {
+  int64_t row = 0;  // 0: not rotated
+  int64_t chunk = 0;
+  int64_t rows_per_step = 1;
+
+  bool rotates() const { return row > 0; }
+  int64_t rotated_offset(int64_t offset) const;
+  Expr rotated_offset(const Expr& offset) const;
+};
+
 struct Buffer {
   std::string name;  // the tensor's name
   DType dtype = DType::F32;
@@ -29,6 +43,7 @@ struct Buffer {
   BufferScope scope = BufferScope::Param;
   bool is_output = false;
   bool is_const = false;
+  RowRotation rotation;  // shared buffers only
 
   int64_t num_elements() const;  // the span its strides address, padding included
 };
@@ -166,8 +181,11 @@ struct LoweredKernel {
   size_t horizontal_reduction_length(const StmtNode* store) const;
 };
 
-// The offset of an element of a buffer, in elements (not simplified).
+// The logical offset of an element of a buffer, in elements (not simplified): its indices times
+// the buffer's strides.
 Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices);
+// Where the element is stored: its logical offset, rotated where the buffer's rows are.
+Expr element_offset(const Buffer& buffer, const std::vector<Expr>& indices);
 
 // Row-major strides of a shape.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);

@@ -38,8 +38,8 @@ LoweredKernel lower_packing(const PackedLayout& layout, DType dtype, const std::
   LoweredKernel k;
   k.name = name;
   const std::string packed_name = packed_buffer_name(layout.tensor);
-  k.buffers.push_back({layout.tensor, dtype, plain_shape, row_major_strides(plain_shape), BufferScope::Param, false, true});
-  k.buffers.push_back({packed_name, dtype, layout.shape, row_major_strides(layout.shape), BufferScope::Param, true, false});
+  k.buffers.push_back({layout.tensor, dtype, plain_shape, row_major_strides(plain_shape), BufferScope::Param, false, true, {}});
+  k.buffers.push_back({packed_name, dtype, layout.shape, row_major_strides(layout.shape), BufferScope::Param, true, false, {}});
   k.params = {0, 1};
   RangeMap ranges;
   for (size_t d = 0; d < layout.coords.size(); ++d) ranges[layout.coords[d].get()] = Interval::range(layout.shape[d]);

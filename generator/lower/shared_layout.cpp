@@ -1,8 +1,9 @@
-// Row padding of shared buffers against bank conflicts (see shared_layout.h).
+// Shared buffers padded or rotated against bank conflicts (see shared_layout.h).
 #include "lower/shared_layout.h"
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <functional>
 #include <map>
 #include <optional>
@@ -85,6 +86,9 @@ struct Access {
 // What the accesses to one buffer need of its layout, and the accesses.
 struct BufferAccesses {
   int64_t aligned_bytes = kBankBytes;  // row strides stay a multiple of this many bytes
+  // Some thread moves consecutive elements of a row that only the compiler may make one vector
+  // access, which it cannot through rotated rows' index arithmetic.
+  bool implicit_vectors = false;
   std::vector<Access> accesses;
 };
 
@@ -218,6 +222,7 @@ class AccessCollector {
       for (size_t d = 0; d + 1 < indices.size(); ++d) along_row = along_row && !uses_var(indices[d], innermost->var.get());
       along_row = along_row || innermost->for_kind == ForKind::VectorizeHint;
       if (along_row) run = std::max(run, largest_power_of_two_within(std::min(kMaxAccessBytes, innermost->extent * elem)));
+      into.implicit_vectors = into.implicit_vectors || run > a.bytes;
     }
     into.aligned_bytes = std::max(into.aligned_bytes, std::min(kMaxAccessBytes, largest_power_of_two_within(run)));
     if (!per_lane_bytes) a.sequence = sequence_;
@@ -271,7 +276,8 @@ class AccessCollector {
 };
 
 // The alignment that runs of consecutive elements of a row, each moved by its own statement of
-// one sequence (an unrolled loop written out), need to be compiled to vector accesses.
+// one sequence (an unrolled loop written out), need to be compiled to vector accesses
+// (kBankBytes where there are none).
 int64_t aligned_bytes_of_runs(const BufferAccesses& accesses, int64_t elem) {
   std::map<const SeqNode*, std::set<std::vector<int64_t>>> firsts;
   for (const Access& a : accesses.accesses)
@@ -292,12 +298,22 @@ int64_t aligned_bytes_of_runs(const BufferAccesses& accesses, int64_t elem) {
 std::map<std::string, BufferAccesses> collect_accesses(const LoweredKernel& kernel) {
   std::map<std::string, BufferAccesses> accesses;
   for (const GpuLaunch& launch : kernel.launches) AccessCollector(kernel, launch, accesses).walk(launch.body);
-  for (auto& [name, buffer] : accesses)
-    buffer.aligned_bytes = std::max(buffer.aligned_bytes, aligned_bytes_of_runs(buffer, dtype_bytes(kernel.find_buffer(name)->dtype)));
+  for (auto& [name, buffer] : accesses) {
+    const int64_t elem = dtype_bytes(kernel.find_buffer(name)->dtype);
+    const int64_t runs = aligned_bytes_of_runs(buffer, elem);
+    buffer.aligned_bytes = std::max(buffer.aligned_bytes, runs);
+    buffer.implicit_vectors = buffer.implicit_vectors || runs > std::max(elem, kBankBytes);
+  }
   return accesses;
 }
 
-int64_t passes(const Access& a, const std::vector<int64_t>& strides, int64_t elem) {
+// A shared buffer's layout: its strides and the rotation of its rows.
+struct Layout {
+  std::vector<int64_t> strides;
+  RowRotation rotation;
+};
+
+int64_t passes(const Access& a, const Layout& layout, int64_t elem) {
   // Wider accesses are served a part of the warp at a time: 128 bytes per pass at most.
   const int64_t lanes_per_phase = std::max<int64_t>(1, std::min(kWarpLanes, kBankRowBytes / std::max(a.bytes, kBankBytes)));
   int64_t total = 0;
@@ -306,7 +322,8 @@ int64_t passes(const Access& a, const std::vector<int64_t>& strides, int64_t ele
     for (int64_t lane = first; lane < first + lanes_per_phase; ++lane) {
       if (!a.lanes[lane]) continue;
       int64_t offset = 0;
-      for (size_t d = 0; d < strides.size(); ++d) offset += (*a.lanes[lane])[d] * strides[d];
+      for (size_t d = 0; d < layout.strides.size(); ++d) offset += (*a.lanes[lane])[d] * layout.strides[d];
+      if (layout.rotation.rotates()) offset = layout.rotation.rotated_offset(offset);
       const int64_t byte = offset * elem;
       for (int64_t w = floor_div(byte, kBankBytes); w <= floor_div(byte + a.bytes - 1, kBankBytes); ++w) words[((w % kBanks) + kBanks) % kBanks].insert(w);
     }
@@ -317,9 +334,9 @@ int64_t passes(const Access& a, const std::vector<int64_t>& strides, int64_t ele
   return total * a.count;
 }
 
-int64_t passes(const BufferAccesses& accesses, const std::vector<int64_t>& strides, int64_t elem) {
+int64_t passes(const BufferAccesses& accesses, const Layout& layout, int64_t elem) {
   int64_t total = 0;
-  for (const Access& a : accesses.accesses) total += passes(a, strides, elem);
+  for (const Access& a : accesses.accesses) total += passes(a, layout, elem);
   return total;
 }
 
@@ -332,43 +349,60 @@ std::vector<int64_t> padded_strides(const std::vector<int64_t>& shape, int64_t p
   return strides;
 }
 
+// The layouts a buffer may take, its own first: rows padded by whole aligned units up to a bank
+// row, and, where its rows are a power of two (at least two) of 16-byte chunks and no thread
+// relies on the compiler's vectors along them, rows rotated by one chunk every 1 to 16 rows (all
+// powers of two, so that finding an element takes shifts and masks, not divisions).
+std::vector<Layout> candidate_layouts(const Buffer& b, const BufferAccesses& accesses) {
+  const int64_t elem = dtype_bytes(b.dtype);
+  std::vector<Layout> layouts = {{b.strides, {}}};
+  const int64_t unit = std::max<int64_t>(1, accesses.aligned_bytes / elem);
+  for (int64_t padding = unit; padding * elem < kBankRowBytes; padding += unit) layouts.push_back({padded_strides(b.shape, padding), {}});
+  const int64_t row = b.shape.back(), chunk = kMaxAccessBytes / elem;
+  if (accesses.implicit_vectors || chunk < 1 || row % chunk != 0 || row / chunk < 2 || !std::has_single_bit(static_cast<uint64_t>(row / chunk)))
+    return layouts;
+  for (int64_t rows_per_step : {1, 2, 4, 8, 16}) layouts.push_back({b.strides, {row, chunk, rows_per_step}});
+  return layouts;
+}
+
 }  // namespace
 
-bool pad_shared_buffers(LoweredKernel& kernel, const GpuLimits& limits) {
+bool choose_shared_layouts(LoweredKernel& kernel, const GpuLimits& limits) {
   const std::map<std::string, BufferAccesses> accesses = collect_accesses(kernel);
-  std::set<std::string> padded;
+  std::set<std::string> changed;
   for (Buffer& b : kernel.buffers) {
     auto it = accesses.find(b.name);
     if (b.scope != BufferScope::Shared || b.shape.size() < 2 || b.strides != row_major_strides(b.shape) || it == accesses.end()) continue;
     const int64_t elem = dtype_bytes(b.dtype);
-    const int64_t unit = std::max<int64_t>(1, it->second.aligned_bytes / elem);
-    int64_t best_padding = 0, best = passes(it->second, b.strides, elem);
-    for (int64_t padding = unit; padding * elem < kBankRowBytes; padding += unit) {
-      const int64_t p = passes(it->second, padded_strides(b.shape, padding), elem);
-      if (p < best) best = p, best_padding = padding;
-    }
-    if (best_padding == 0) continue;
-    b.strides = padded_strides(b.shape, best_padding);
-    padded.insert(b.name);
+    const std::vector<Layout> layouts = candidate_layouts(b, it->second);
+    size_t best = 0;
+    int64_t fewest = passes(it->second, layouts[0], elem);
+    for (size_t l = 1; l < layouts.size(); ++l)
+      if (const int64_t p = passes(it->second, layouts[l], elem); p < fewest) fewest = p, best = l;
+    if (best == 0) continue;
+    b.strides = layouts[best].strides;
+    b.rotation = layouts[best].rotation;
+    changed.insert(b.name);
   }
-  if (padded.empty()) return false;
-  // A launch that padding takes beyond the target's shared memory keeps its buffers unpadded.
+  if (changed.empty()) return false;
+  // A launch that padding takes beyond the target's shared memory keeps its buffers as they were.
   for (const GpuLaunch& launch : gpu_launches(kernel)) {
     if (launch.shared_bytes + launch.thread_reductions * kThreadReductionSharedBytes <= limits.max_shared_bytes_per_block) continue;
     for (const SharedPlacement& p : launch.shared)
-      if (padded.erase(p.buffer)) {
+      if (changed.erase(p.buffer)) {
         Buffer& b = *std::find_if(kernel.buffers.begin(), kernel.buffers.end(), [&](const Buffer& x) { return x.name == p.buffer; });
         b.strides = row_major_strides(b.shape);
+        b.rotation = {};
       }
   }
-  return !padded.empty();
+  return !changed.empty();
 }
 
 int64_t shared_bank_passes(const LoweredKernel& kernel, const std::string& buffer) {
   const std::map<std::string, BufferAccesses> accesses = collect_accesses(kernel);
   const Buffer* b = kernel.find_buffer(buffer);
   auto it = accesses.find(buffer);
-  return b && it != accesses.end() ? passes(it->second, b->strides, dtype_bytes(b->dtype)) : 0;
+  return b && it != accesses.end() ? passes(it->second, Layout{b->strides, b->rotation}, dtype_bytes(b->dtype)) : 0;
 }
 
 }  // namespace ansor

@@ -89,9 +89,10 @@ std::string to_string(const Stmt& s, int indent) {
 std::string to_string(const LoweredKernel& k) {
   std::string out = fmt::format("kernel {}:\n", k.name);
   for (auto& b : k.buffers)
-    out += fmt::format("  buffer {} {}{} {}{}{}\n", b.name, dtype_name(b.dtype), fmt::format("[{}]", fmt::join(b.shape, ", ")),
+    out += fmt::format("  buffer {} {}{} {}{}{}{}\n", b.name, dtype_name(b.dtype), fmt::format("[{}]", fmt::join(b.shape, ", ")),
                        scope_name(b.scope), b.is_output ? " output" : "",
-                       b.strides == row_major_strides(b.shape) ? "" : fmt::format(" strides [{}]", fmt::join(b.strides, ", ")));
+                       b.strides == row_major_strides(b.shape) ? "" : fmt::format(" strides [{}]", fmt::join(b.strides, ", ")),
+                       b.rotation.rotates() ? fmt::format(" rows rotated by {} every {}", b.rotation.chunk, b.rotation.rows_per_step) : "");
   for (auto& [buffer, hints] : k.memory_hints) {
     if (hints.prefetch_bytes > 0 && !hints.prefetched.empty())
       out += fmt::format("  stores of {} prefetch {} {} bytes ahead\n", buffer, fmt::join(hints.prefetched, ", "), hints.prefetch_bytes);

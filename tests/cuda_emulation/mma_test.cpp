@@ -43,7 +43,9 @@ struct Operands {
 // k_steps products of kDepth k. As in the generator's warp tiles, a thread's rows are contiguous
 // pairs, g 2 MI + 2 mi + h, and its columns t 2 NJ + 2 nj + cc (g = lane / 4, t = lane % 4).
 // LhsWords (RhsWords): A's (B's) pairs of k are loaded as words (k contiguous and aligned).
-template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
+// RotatedA: A is row-major with its rows' chunks of 8 rotated by one every 2 rows
+// (ansor_rt::RotatedRows), and the kernel passes it as such.
+template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false, int RotatedRow = 0>
 __global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   const int first_row = warp * 16 * MI + lane / 4 * 2 * MI, first_column = lane % 4 * 2 * NJ;
@@ -51,16 +53,22 @@ __global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
   for (int r = 0; r < 2 * MI; ++r)
     for (int n = 0; n < 2 * NJ; ++n) accumulators[r][n] = operands.c_initial[(first_row + r) * operands.columns + first_column + n];
   for (int step = 0; step < operands.k_steps; ++step) {
-    const Element<Input>* a = operands.a + first_row * operands.a_row + step * kDepth<Input> * operands.a_k;
+    const int a_offset = first_row * operands.a_row + step * kDepth<Input> * operands.a_k;
     const Element<Input>* b = operands.b + first_column * operands.b_column + step * kDepth<Input> * operands.b_k;
     const int a_k = operands.a_k, a_mi = 2 * operands.a_row, a_h = operands.a_row;
     const int b_k = operands.b_k, b_nj = 2 * operands.b_column, b_c = operands.b_column, b_t = 2 * NJ * operands.b_column;
-    if constexpr (Input == MmaInput::F16)
-      ansor_rt::mma_f16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
-    else if constexpr (Input == MmaInput::BF16)
-      ansor_rt::mma_bf16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+    auto multiply = [&](auto a) {
+      if constexpr (Input == MmaInput::F16)
+        ansor_rt::mma_f16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+      else if constexpr (Input == MmaInput::BF16)
+        ansor_rt::mma_bf16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+      else
+        ansor_rt::mma_tf32_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+    };
+    if constexpr (RotatedRow > 0)
+      multiply(ansor_rt::rotated_rows<RotatedRow, 8, 2>(operands.a, a_offset));
     else
-      ansor_rt::mma_tf32_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+      multiply(operands.a + a_offset);
   }
   for (int r = 0; r < 2 * MI; ++r)
     for (int n = 0; n < 2 * NJ; ++n) operands.c[(first_row + r) * operands.columns + first_column + n] = accumulators[r][n];
@@ -143,7 +151,7 @@ struct Shape {
 };
 
 // Runs warp_tiles_kernel on random operands of `shape` and compares C with the reference.
-template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
+template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false, int RotatedRow = 0>
 void check_warp_tiles(const Shape& shape) {
   const int rows = shape.warps * 16 * MI, columns = 8 * NJ, depth = 16 * shape.k_steps;
   std::mt19937 random(rows * 1000 + columns * 10 + depth);
@@ -155,14 +163,20 @@ void check_warp_tiles(const Shape& shape) {
   const int a_row = a_by_columns ? 1 : depth, a_k = a_by_columns ? rows : 1;
   const int b_k = b_by_columns ? 1 : columns, b_column = b_by_columns ? depth : 1;
   std::vector<uint16_t> a_stored(a.size()), b_stored(b.size());
+  const auto a_at = [&](int offset) {
+    if (RotatedRow == 0) return offset;
+    const int row = offset / RotatedRow, column = offset % RotatedRow;
+    return row * RotatedRow + ((column / 8 + row / 2) % (RotatedRow / 8)) * 8 + column % 8;
+  };
   for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < depth; ++k) a_stored[r * a_row + k * a_k] = narrow<Input>(a[r * depth + k]);
+    for (int k = 0; k < depth; ++k) a_stored[a_at(r * a_row + k * a_k)] = narrow<Input>(a[r * depth + k]);
   for (int k = 0; k < depth; ++k)
     for (int n = 0; n < columns; ++n) b_stored[k * b_k + n * b_column] = narrow<Input>(b[k * columns + n]);
 
   std::vector<float> c(c_initial.size());
   const Operands<uint16_t> operands{a_stored.data(), a_row, a_k, b_stored.data(), b_k, b_column, c_initial.data(), c.data(), columns, shape.k_steps};
-  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ, LhsWords, RhsWords>, dim3(1), dim3(32 * shape.warps), 0, nullptr, operands),
+  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ, LhsWords, RhsWords, RotatedRow>, dim3(1), dim3(32 * shape.warps), 0,
+                                         nullptr, operands),
             cudaSuccess);
   EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);
 }
@@ -178,6 +192,12 @@ TEST(Mma, F16RowMajorAColumnMajorB) { check_warp_tiles<MmaInput::F16, 1, 2>({1, 
 // Contiguous k in both operands (A by rows, B by columns, every pair at an even element of an
 // aligned array): each register is one word.
 TEST(Mma, F16PairsOfKLoadedAsWords) { check_warp_tiles<MmaInput::F16, 2, 4, true, true>({2, 3, Major::Row, Major::Column}); }
+
+// A's rows (48 halves: 3 k steps) stored with their chunks rotated, read through RotatedRows,
+// by halves and by words.
+TEST(Mma, F16RotatedRowsOfA) { check_warp_tiles<MmaInput::F16, 4, 2, false, false, 48>({2, 3, Major::Row, Major::Row}); }
+
+TEST(Mma, F16RotatedRowsOfALoadedAsWords) { check_warp_tiles<MmaInput::F16, 2, 4, true, false, 48>({1, 3, Major::Row, Major::Row}); }
 
 TEST(Mma, BF16PairsOfKInALoadedAsWords) { check_warp_tiles<MmaInput::BF16, 4, 2, true, false>({1, 2, Major::Row, Major::Row}); }
 

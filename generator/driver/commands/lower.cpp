@@ -16,7 +16,10 @@ Subcommand add_lower(CLI::App& app, Input& input) {
   return with_program(cmd, input, [c, &input](const Program& program, std::ostream& out) {
             const Kernel& k = find_kernel(program, c->kernel, input.def_path);
             State state = schedule_for_printing(std::make_shared<const ComputeDAG>(k.dag), *c);
-            out << describe_steps(state) << to_string(lower_state(state, k.name));
+            // Lowered for the target, as it is printed: with the layouts chosen for it.
+            LowerOptions options;
+            options.target = printing_target(c->target);
+            out << describe_steps(state) << to_string(lower_state(state, k.name, options));
           });
 }
 

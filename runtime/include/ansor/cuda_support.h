@@ -162,10 +162,46 @@ __device__ __forceinline__ void mma_sync(const uint32_t a[4], const uint32_t b[2
 #endif
 }
 
+// The elements of a shared tile whose rows of Row elements are stored in chunks of Chunk
+// elements, row r's chunks rotated by r / RowsPerStep places (the generator's layout against
+// bank conflicts for tiles that warps read down their columns): the tile and a logical offset
+// into it, with the arithmetic of a pointer on the logical offset and each element read where it
+// is stored. Chunks are 16 bytes, so an aligned vector or pair within one stays consecutive.
+template <class T, int Row, int Chunk, int RowsPerStep>
+struct RotatedRows {
+  T* base;
+  int offset;
+
+  // Offsets are never negative: unsigned, a power-of-two row, chunk or step is a shift or a mask.
+  __device__ __forceinline__ static int stored(int logical) {
+    const unsigned at = static_cast<unsigned>(logical), row = at / Row, column = at % Row;
+    return static_cast<int>(row * Row + ((column / Chunk + row / RowsPerStep) % (Row / Chunk)) * Chunk + column % Chunk);
+  }
+  __device__ __forceinline__ RotatedRows operator+(int elements) const { return {base, offset + elements}; }
+  __device__ __forceinline__ T& operator[](int i) const { return base[stored(offset + i)]; }
+  __device__ __forceinline__ T* address() const { return base + stored(offset); }
+};
+
+template <int Row, int Chunk, int RowsPerStep, class T>
+__device__ __forceinline__ RotatedRows<T, Row, Chunk, RowsPerStep> rotated_rows(T* base, int offset) {
+  return {base, offset};
+}
+
+// Where an operand's first element is stored.
+template <class T>
+__device__ __forceinline__ T* address_of(T* pointer) {
+  return pointer;
+}
+template <class T, int Row, int Chunk, int RowsPerStep>
+__device__ __forceinline__ T* address_of(const RotatedRows<T, Row, Chunk, RowsPerStep>& rows) {
+  return rows.address();
+}
+
 namespace detail {
 
 // Two 16-bit elements `stride` apart as one register, the first in the lower half.
-__device__ __forceinline__ uint32_t pack_pair(const uint16_t* first, int stride) {
+template <class Ref>
+__device__ __forceinline__ uint32_t pack_pair(Ref first, int stride) {
   return static_cast<uint32_t>(first[0]) | static_cast<uint32_t>(first[stride]) << 16;
 }
 
@@ -178,10 +214,10 @@ __device__ __forceinline__ uint32_t load_word(const uint16_t* first) {
 
 // One register of a fragment: the element and the next along k (`stride` apart), loaded as one
 // word where the call says the pairs are consecutive and aligned.
-template <bool Word>
-__device__ __forceinline__ uint32_t fragment_register(const uint16_t* first, int stride) {
+template <bool Word, class Ref>
+__device__ __forceinline__ uint32_t fragment_register(Ref first, int stride) {
   if constexpr (Word) {
-    return load_word(first);
+    return load_word(address_of(first));
   } else {
     return pack_pair(first, stride);
   }
@@ -219,23 +255,23 @@ __device__ __forceinline__ void multiply_tiles(const uint32_t (&a)[MI][4], const
 }
 
 // MI x NJ tensor-core products of 16 k each on 16-bit operands (see mma_f16_f32).
-template <MmaInput Input, int MI, int NJ, bool LhsWords, bool RhsWords>
-__device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
-                                          int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
+template <MmaInput Input, int MI, int NJ, bool LhsWords, bool RhsWords, class ARef, class BRef>
+__device__ __forceinline__ void mma_tiles(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
+                                          int c_h, int c_nj, int c_c) {
   const Lane lane = lane_of_thread();
   const int g = lane.g, t = lane.t;
   // The mma's rows g and g + 8 are the thread's own rows h = 0 and 1 (shared by lanes 4g..4g+3).
   uint32_t a_fragments[MI][4];
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
-    const uint16_t* row = a + mi * a_mi;
+    const ARef row = a + mi * a_mi;
     a_fragments[mi][0] = fragment_register<LhsWords>(row + 2 * t * a_k, a_k);
     a_fragments[mi][1] = fragment_register<LhsWords>(row + a_h + 2 * t * a_k, a_k);
     a_fragments[mi][2] = fragment_register<LhsWords>(row + (2 * t + 8) * a_k, a_k);
     a_fragments[mi][3] = fragment_register<LhsWords>(row + a_h + (2 * t + 8) * a_k, a_k);
   }
   // The mma's column g: that of the lanes with lane % 4 == g / 2, their cc = g % 2.
-  const uint16_t* column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
+  const BRef column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
   uint32_t b_fragments[NJ][2];
 #pragma unroll
   for (int nj = 0; nj < NJ; ++nj) {
@@ -254,37 +290,38 @@ __device__ __forceinline__ void mma_tiles(const uint16_t* a, int a_k, int a_mi, 
 // with the same MI, NJ and strides; a lane's `a` depends only on lane / 4, and `b` is the warp's
 // b plus (lane % 4) b_t, so that column n of tile nj is at the warp's b + (n / 2) b_t + nj b_nj +
 // (n % 2) b_c. With LhsWords (RhsWords), a_k (b_k) is 1 and every element a lane loads at an even
-// k is 4-byte aligned: each pair of k is then one load.
-template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
-__device__ __forceinline__ void mma_f16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
-                                            int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
+// k is 4-byte aligned: each pair of k is then one load. An operand is a pointer to 16-bit
+// elements or a RotatedRows of them.
+template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false, class ARef, class BRef>
+__device__ __forceinline__ void mma_f16_f32(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
+                                            int c_h, int c_nj, int c_c) {
   detail::mma_tiles<MmaInput::F16, MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
 }
 
 // mma_f16_f32 with bf16 inputs.
-template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false>
-__device__ __forceinline__ void mma_bf16_f32(const uint16_t* a, int a_k, int a_mi, int a_h, const uint16_t* b, int b_k, int b_nj, int b_c,
-                                             int b_t, float* c, int c_mi, int c_h, int c_nj, int c_c) {
+template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false, class ARef, class BRef>
+__device__ __forceinline__ void mma_bf16_f32(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
+                                             int c_h, int c_nj, int c_c) {
   detail::mma_tiles<MmaInput::BF16, MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
 }
 
 // mma_f16_f32 over 8 k of f32 inputs, each rounded by tf32() (the kernel's products are of
 // tf32() factors, so the rounding is the kernel's own).
-template <int MI, int NJ>
-__device__ __forceinline__ void mma_tf32_f32(const float* a, int a_k, int a_mi, int a_h, const float* b, int b_k, int b_nj, int b_c, int b_t,
-                                             float* c, int c_mi, int c_h, int c_nj, int c_c) {
+template <int MI, int NJ, class ARef, class BRef>
+__device__ __forceinline__ void mma_tf32_f32(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
+                                             int c_h, int c_nj, int c_c) {
   const detail::Lane lane = detail::lane_of_thread();
   const int g = lane.g, t = lane.t;
   uint32_t a_fragments[MI][4];
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
-    const float* row = a + mi * a_mi;
+    const ARef row = a + mi * a_mi;
     a_fragments[mi][0] = detail::tf32_bits(row[t * a_k]);
     a_fragments[mi][1] = detail::tf32_bits(row[a_h + t * a_k]);
     a_fragments[mi][2] = detail::tf32_bits(row[(t + 4) * a_k]);
     a_fragments[mi][3] = detail::tf32_bits(row[a_h + (t + 4) * a_k]);
   }
-  const float* column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
+  const BRef column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
   uint32_t b_fragments[NJ][2];
 #pragma unroll
   for (int nj = 0; nj < NJ; ++nj) {

@@ -317,8 +317,8 @@ class TwoThreadExchange {
  public:
   TwoThreadExchange() {
     kernel_.name = "exchange";
-    kernel_.buffers = {Buffer{"out", DType::F32, {2}, {1}, BufferScope::Param, true, false},
-                       Buffer{"S", DType::F32, {2}, {1}, BufferScope::Shared, false, false}};
+    kernel_.buffers = {Buffer{"out", DType::F32, {2}, {1}, BufferScope::Param, true, false, {}},
+                       Buffer{"S", DType::F32, {2}, {1}, BufferScope::Shared, false, false, {}}};
     kernel_.params = {0};
   }
 
@@ -366,8 +366,8 @@ TEST(GpuInterpreterHandBuiltTest, BarrierInsertionSynchronisesTheExchange) {
 TEST(GpuInterpreterHandBuiltTest, ASharedValueComputedOutsideTheThreadLoopsIsWrittenOnce) {
   LoweredKernel k;
   k.name = "broadcast";
-  k.buffers = {Buffer{"out", DType::F32, {4}, {1}, BufferScope::Param, true, false},
-               Buffer{"S", DType::F32, {1}, {1}, BufferScope::Shared, false, false}};
+  k.buffers = {Buffer{"out", DType::F32, {4}, {1}, BufferScope::Param, true, false, {}},
+               Buffer{"S", DType::F32, {1}, {1}, BufferScope::Shared, false, false, {}}};
   k.params = {0};
   Var bx = make_var("bx"), tx = make_var("tx");
   Stmt produce = make_store("S", {int_imm(0)}, float_imm(5));
@@ -386,8 +386,8 @@ TEST(GpuInterpreterHandBuiltTest, ASharedValueComputedOutsideTheThreadLoopsIsWri
 TEST(GpuInterpreterHandBuiltTest, SharedMemoryInsideAThreadDependentConditionCannotBeLowered) {
   LoweredKernel k;
   k.name = "divergent";
-  k.buffers = {Buffer{"out", DType::F32, {4}, {1}, BufferScope::Param, true, false},
-               Buffer{"S", DType::F32, {4}, {1}, BufferScope::Shared, false, false}};
+  k.buffers = {Buffer{"out", DType::F32, {4}, {1}, BufferScope::Param, true, false, {}},
+               Buffer{"S", DType::F32, {4}, {1}, BufferScope::Shared, false, false, {}}};
   k.params = {0};
   Var bx = make_var("bx"), tx = make_var("tx");
   Stmt exchange = make_seq({make_store("S", {tx}, float_imm(1)), make_store("out", {tx}, load("S", DType::F32, {sub(int_imm(1), tx)}))});
@@ -413,7 +413,7 @@ TEST(GpuInterpreterHandBuiltTest, SharedMemoryInsideAThreadDependentConditionCan
 LoweredKernel rows_reduced_across_threads(bool divergent) {
   LoweredKernel k;
   k.name = "row_sums";
-  k.buffers = {Buffer{"out", DType::F32, {2}, {1}, BufferScope::Param, true, false}};
+  k.buffers = {Buffer{"out", DType::F32, {2}, {1}, BufferScope::Param, true, false, {}}};
   k.params = {0};
   Var bx = make_var("bx"), ty = make_var("ty"), tx = make_var("tx");
   Stmt reduce = make_store("out", {ty}, add(cast(DType::F32, tx), mul(cast(DType::F32, ty), float_imm(10))),

@@ -1,17 +1,23 @@
-// The padding of shared buffers against bank conflicts (lower/shared_layout.h): a tile read down
+// The layout of shared buffers against bank conflicts (lower/shared_layout.h): a tile read down
 // its columns gets the padding that spreads a column over the banks, within the alignment of the
-// vector copies that fill it; a layout the schedule chose, and a launch the padding would take
-// beyond the GPU's shared memory, stay as they are; tensor-core fragments read their shared
-// copies in fewer passes, lhs pairs of k as words; and the padded programs compute what the
-// naive program computes.
+// vector copies and unrolled runs along its rows; a layout the schedule chose, and a launch the
+// padding would take beyond the GPU's shared memory, stay as they are; rotated rows keep each
+// row's chunks whole; tensor-core fragments read their shared copies in fewer passes (the
+// default tile's A through rotated rows), lhs pairs of k as words; and the programs compute what
+// the naive program computes.
 #include <gtest/gtest.h>
+
+#include <set>
 
 #include "codegen/cuda_codegen.h"
 #include "codegen/kernel_signature.h"
+#include "ir/arith.h"
+#include "ir/printer.h"
 #include "lower/lower.h"
 #include "lower/shared_layout.h"
 #include "lower/stmt_printer.h"
 #include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
 #include "schedule/steps.h"
 #include "test_support.h"
 #include "warp_rows.h"
@@ -61,11 +67,34 @@ const Buffer& buffer(const LoweredKernel& k, const std::string& name) {
   return *b;
 }
 
-// The bank passes of `name` in the kernel's decisions with the buffer's rows unpadded.
+// The bank passes of `name` in the kernel's decisions with the buffer's rows neither padded nor
+// rotated.
 int64_t passes_unpadded(LoweredKernel k, const std::string& name) {
   for (Buffer& b : k.buffers)
-    if (b.name == name) b.strides = row_major_strides(b.shape);
+    if (b.name == name) b.strides = row_major_strides(b.shape), b.rotation = {};
   return shared_bank_passes(k, name);
+}
+
+// A rotation moves each row's chunks within the row, whole: every row holds its own elements,
+// each once, and a chunk's elements stay consecutive; the expression lowering prints computes the
+// same offsets.
+TEST(SharedLayoutTest, RotatedRowsKeepEachRowsChunksWhole) {
+  const RowRotation rotation{64, 8, 2};
+  const Var offset = make_var("o");
+  const Expr printed = rotation.rotated_offset(Expr(offset));
+  for (int64_t row = 0; row < 20; ++row) {
+    std::set<int64_t> stored;
+    for (int64_t column = 0; column < 64; ++column) {
+      const int64_t logical = row * 64 + column, at = rotation.rotated_offset(logical);
+      EXPECT_EQ(at / 64, row);
+      EXPECT_EQ(at % 8, column % 8);
+      EXPECT_EQ(at / 8 % 8, (column / 8 + row / 2) % 8);
+      stored.insert(at);
+      const Expr folded = simplify(substitute(printed, {{offset.get(), int_imm(logical)}}));
+      ASSERT_TRUE(is_const_int(folded, at)) << to_string(folded);
+    }
+    EXPECT_EQ(stored.size(), 64u);
+  }
 }
 
 TEST(SharedLayoutTest, AColumnReadTileIsPaddedByOneElementPerRow) {
@@ -132,18 +161,42 @@ TEST(SharedLayoutTest, NoPaddingTakesALaunchBeyondTheSharedMemory) {
   EXPECT_LE(k.launches.at(0).shared_bytes, sm80().gpu.max_shared_bytes_per_block);
 }
 
+// An f16 product summed in f32, on tensor cores.
+std::shared_ptr<const ComputeDAG> f16_matmul() {
+  return test::dag_of(test::parse(R"(
+kernel m {
+  A = input f16[128, 128]
+  B = input f16[128, 64]
+  S[i:128, j:64] = sum(k:128, f32(A[i, k]) * f32(B[k, j]))
+  C[i:128, j:64] = f16(S[i, j])
+})"),
+                      "m");
+}
+
+// The default f16 warp tile (4 x 4 instruction tiles a warp, 16-byte fetches): its A lanes read
+// rows 8 apart, a multiple of 128 bytes whatever the padding, so A's rows are rotated, and its
+// fragment loads take a fraction of the passes; the program computes the naive result.
+TEST(SharedLayoutTest, TheDefaultTensorCoreTileRotatesTheRowsOfA) {
+  const auto dag = f16_matmul();
+  const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(sm80())));
+  ASSERT_FALSE(k.tensor_calls.empty());
+  const Buffer& a = buffer(k, "A.shared");
+  EXPECT_TRUE(a.rotation.rotates()) << to_string(k);
+  EXPECT_EQ(a.strides, row_major_strides(a.shape)) << "rotated, not padded";
+  LoweredKernel unrotated = k;
+  for (Buffer& b : unrotated.buffers) b.rotation = {};
+  EXPECT_LE(shared_bank_passes(k, "A.shared") * 4, shared_bank_passes(unrotated, "A.shared"));
+  const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
+  EXPECT_NE(text.find("ansor_rt::rotated_rows<"), std::string::npos) << text;
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
+}
+
 // Warp tiles of tensor cores: the fragments' rows are 2 MI rows apart in the copy of A, and a
 // row of B's copy is a multiple of 128 bytes for the tiles the sampler takes, so unpadded copies
 // put lanes on one bank. Every sampled program's copies are read in no more passes than
 // unpadded (fewer in most), A's pairs of k are loaded as words, and the result is the naive one.
 TEST(SharedLayoutTest, TensorCoreFragmentsReadPaddedCopiesInFewerPasses) {
-  const auto dag = test::dag_of(test::parse(R"(
-kernel matmul_f16 {
-  A = input f16[128, 64]
-  B = input f16[64, 128]
-  C[i:128, j:128] = sum(k:64, f32(A[i, k]) * f32(B[k, j]))
-})"),
-                                "matmul_f16");
+  const auto dag = f16_matmul();
   const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
   const LoweredKernel naive = lower_state(State(dag), "naive");
   int fewer = 0;
