@@ -461,7 +461,7 @@ class Interpreter {
 
   // Where an element is stored: its logical offset, rotated where the buffer's rows are.
   int64_t offset(const Buffer& b, const std::vector<Expr>& idx) { return stored_at(b, logical_offset(b, idx)); }
-  static int64_t stored_at(const Buffer& b, int64_t logical) { return b.rotation.rotates() ? b.rotation.rotated_offset(logical) : logical; }
+  static int64_t stored_at(const Buffer& b, int64_t logical) { return b.rotation.rotated_offset(logical); }
 
   int64_t logical_offset(const Buffer& b, const std::vector<Expr>& idx) {
     int64_t flat = 0;

@@ -55,16 +55,17 @@ Expr flat_index(const Buffer& buffer, const std::vector<Expr>& indices) {
 }
 
 Expr element_offset(const Buffer& buffer, const std::vector<Expr>& indices) {
-  const Expr logical = flat_index(buffer, indices);
-  return buffer.rotation.rotates() ? buffer.rotation.rotated_offset(logical) : logical;
+  return buffer.rotation.rotated_offset(flat_index(buffer, indices));
 }
 
 int64_t RowRotation::rotated_offset(int64_t offset) const {
+  if (!rotates()) return offset;
   const int64_t r = offset / row, c = offset % row;
   return r * row + ((c / chunk + r / rows_per_step) % (row / chunk)) * chunk + c % chunk;
 }
 
 Expr RowRotation::rotated_offset(const Expr& offset) const {
+  if (!rotates()) return offset;
   const Expr r = div(offset, int_imm(row)), c = mod(offset, int_imm(row));
   const Expr chunk_index = mod(add(div(c, int_imm(chunk)), div(r, int_imm(rows_per_step))), int_imm(row / chunk));
   return add(add(mul(r, int_imm(row)), mul(chunk_index, int_imm(chunk))), mod(c, int_imm(chunk)));

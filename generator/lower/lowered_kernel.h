@@ -31,6 +31,7 @@ struct RowRotation {
   int64_t rows_per_step = 1;
 
   bool rotates() const { return row > 0; }
+  // Where logical offset `offset` is stored (itself where the rows are not rotated).
   int64_t rotated_offset(int64_t offset) const;
   Expr rotated_offset(const Expr& offset) const;
 };

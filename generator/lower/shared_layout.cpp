@@ -12,6 +12,7 @@
 
 #include "ir/arith.h"
 #include "lower/gpu_launch.h"
+#include <ansor/scalar_support.h>
 
 namespace ansor {
 
@@ -22,8 +23,6 @@ constexpr int64_t kWarpLanes = 32, kBanks = 32, kBankBytes = 4;
 constexpr int64_t kMaxAccessBytes = 16, kBankRowBytes = kBanks * kBankBytes;
 
 using Values = std::unordered_map<const VarNode*, int64_t>;
-
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
 // The value of an index expression, variables not in `values` at 0 (their loops' first
 // iteration); nullopt where it reads memory or is not integer arithmetic.
@@ -52,8 +51,8 @@ std::optional<int64_t> evaluate(const Expr& e, const Values& values) {
         case BinaryOp::Add: return *x + *y;
         case BinaryOp::Sub: return *x - *y;
         case BinaryOp::Mul: return *x * *y;
-        case BinaryOp::Div: return *y == 0 ? std::nullopt : std::optional<int64_t>(floor_div(*x, *y));
-        case BinaryOp::Mod: return *y == 0 ? std::nullopt : std::optional<int64_t>(*x - floor_div(*x, *y) * *y);
+        case BinaryOp::Div: return *y == 0 ? std::nullopt : std::optional<int64_t>(ansor_rt::floordiv(*x, *y));
+        case BinaryOp::Mod: return *y == 0 ? std::nullopt : std::optional<int64_t>(ansor_rt::floormod(*x, *y));
         case BinaryOp::Min: return std::min(*x, *y);
         case BinaryOp::Max: return std::max(*x, *y);
         case BinaryOp::EQ: return *x == *y;
@@ -323,9 +322,9 @@ int64_t passes(const Access& a, const Layout& layout, int64_t elem) {
       if (!a.lanes[lane]) continue;
       int64_t offset = 0;
       for (size_t d = 0; d < layout.strides.size(); ++d) offset += (*a.lanes[lane])[d] * layout.strides[d];
-      if (layout.rotation.rotates()) offset = layout.rotation.rotated_offset(offset);
-      const int64_t byte = offset * elem;
-      for (int64_t w = floor_div(byte, kBankBytes); w <= floor_div(byte + a.bytes - 1, kBankBytes); ++w) words[((w % kBanks) + kBanks) % kBanks].insert(w);
+      const int64_t byte = layout.rotation.rotated_offset(offset) * elem;
+      for (int64_t w = ansor_rt::floordiv(byte, kBankBytes); w <= ansor_rt::floordiv(byte + a.bytes - 1, kBankBytes); ++w)
+        words[ansor_rt::floormod(w, kBanks)].insert(w);
     }
     size_t most = 0;
     for (const std::set<int64_t>& bank : words) most = std::max(most, bank.size());
