@@ -8,8 +8,8 @@ function(_ansor_kernels_Cpu_prepare lib target)
 endfunction()
 
 # The object of `source`, compiled by the command in the variable `command_var` (its <SOURCE>
-# and <OUTPUT> filled in) with the build's extra flags (sanitisers); it depends on the source
-# and the further files given.
+# and <OUTPUT> filled in) and the build's extra flags (sanitisers) after its own, which they
+# override; it depends on the source and the further files given.
 function(_ansor_kernels_Cpu_source out_var command_var source comment)
   get_filename_component(dir "${source}" DIRECTORY)
   get_filename_component(name "${source}" NAME_WLE)
@@ -18,7 +18,7 @@ function(_ansor_kernels_Cpu_source out_var command_var source comment)
   list(TRANSFORM command REPLACE "^<SOURCE>$" "${source}")
   list(TRANSFORM command REPLACE "^<OUTPUT>$" "${object}")
   if(ANSOR_KERNEL_EXTRA_FLAGS)
-    list(INSERT command 1 ${ANSOR_KERNEL_EXTRA_FLAGS})
+    list(APPEND command ${ANSOR_KERNEL_EXTRA_FLAGS})
   endif()
   add_custom_command(
     OUTPUT "${object}"
