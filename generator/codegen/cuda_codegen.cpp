@@ -91,14 +91,21 @@ class CudaEmitter final : public CEmitter {
   // for shared memory and workspace, for kernel arguments in the launch's aligned variant).
   void emit_vector_copy(const ForNode& f, const VectorCopy& copy) {
     const StoreNode& st = *f.body->as<StoreNode>();
-    const LoadNode& load = *st.value->as<LoadNode>();
+    auto* select = st.value->as<SelectNode>();
+    const LoadNode& load = *(copy.copies_if ? select->true_value : st.value)->as<LoadNode>();
     const Buffer& to = buffer(st.buffer);
     const Buffer& from = buffer(load.tensor);
     const VarNode* lane = f.var.get();
     const Expr to_first = simplify(substitute(flat_expr(to, st.indices), {{lane, int_imm(0)}}), ranges_);
     const Expr from_first = simplify(substitute(flat_expr(from, load.indices), {{lane, int_imm(0)}}), ranges_);
-    line(fmt::format("ansor_rt::copy_vector<{}, {}>(&{}[{}], &{}[{}]);", copy.lanes, copy.of_arguments ? "ansor_aligned" : "true",
-                     buffer_name(to.name), index_expr(to_first), buffer_name(from.name), index_expr(from_first)));
+    const std::string aligned = copy.of_arguments ? "ansor_aligned" : "true";
+    if (copy.copies_if) {
+      line(fmt::format("ansor_rt::copy_vector_or_zero<{}, {}>(&{}[{}], &{}[{}], {});", copy.lanes, aligned, buffer_name(to.name),
+                       index_expr(to_first), buffer_name(from.name), index_expr(from_first), expr(copy.copies_if)));
+      return;
+    }
+    line(fmt::format("ansor_rt::copy_vector<{}, {}>(&{}[{}], &{}[{}]);", copy.lanes, aligned, buffer_name(to.name), index_expr(to_first),
+                     buffer_name(from.name), index_expr(from_first)));
   }
 
   static int block_axis(IterAnnotation a) { return a == IterAnnotation::BlockY ? 1 : a == IterAnnotation::BlockZ ? 2 : 0; }

@@ -86,7 +86,15 @@ class DecisionWalker {
 
   std::optional<VectorCopy> vector_copy(const ForNode& f) const {
     auto* st = f.body->as<StoreNode>();
-    auto* load = st && !st->across_threads ? st->value->as<LoadNode>() : nullptr;
+    Expr value = st && !st->across_threads ? st->value : nullptr;
+    // A shared copy's fetch stores zeros past its tensor's edges (lower.cpp).
+    Expr copies_if;
+    if (auto* sel = value ? value->as<SelectNode>() : nullptr; sel && is_const_zero(sel->false_value)) {
+      copies_if = same_on_every_lane(sel->cond, f);
+      if (!copies_if) return std::nullopt;
+      value = sel->true_value;
+    }
+    auto* load = value ? value->as<LoadNode>() : nullptr;
     if (!load || f.masked() || (f.extent != 2 && f.extent != 4 && f.extent != 8)) return std::nullopt;
     const Buffer& to = buffer(st->buffer);
     const Buffer& from = buffer(load->tensor);
@@ -102,7 +110,36 @@ class DecisionWalker {
       return multiple;
     };
     if (!first_is_multiple_of_lanes(to_index) || !first_is_multiple_of_lanes(from_index)) return std::nullopt;
-    return VectorCopy{static_cast<int>(f.extent), to.scope == BufferScope::Param || from.scope == BufferScope::Param};
+    return VectorCopy{static_cast<int>(f.extent), to.scope == BufferScope::Param || from.scope == BufferScope::Param, copies_if};
+  }
+
+  // `cond` written without vector loop f's lane, where it has the same value on every lane:
+  // each conjunct that uses the lane compares lane + x, with x a multiple of the lanes, to a
+  // multiple of the lanes (an edge between whole vectors), and is decided by x alone. Null where
+  // the lanes may differ.
+  Expr same_on_every_lane(const Expr& cond, const ForNode& f) const {
+    const VarNode* lane = f.var.get();
+    std::vector<Expr> conjuncts;
+    split_conjuncts(cond, conjuncts);
+    Expr out;
+    for (const Expr& c : conjuncts) {
+      Expr uniform = c;
+      if (uses_var(c, lane)) {
+        auto* cmp = c->as<BinaryNode>();
+        const int64_t* edge = cmp ? as_const_int(cmp->b) : nullptr;
+        if (!cmp || (cmp->op != BinaryOp::LT && cmp->op != BinaryOp::GE) || !edge || *edge % f.extent != 0 ||
+            linear_coefficient(cmp->a, lane) != 1)
+          return nullptr;
+        const Expr first = simplify(substitute(cmp->a, {{lane, int_imm(0)}}), ranges_);
+        const LinearForm form = linearize(first);
+        bool whole_vectors = form.constant % f.extent == 0;
+        for (const LinearForm::Term& t : form.terms) whole_vectors = whole_vectors && t.coef % f.extent == 0;
+        if (!whole_vectors) return nullptr;
+        uniform = cmp->op == BinaryOp::LT ? lt(first, cmp->b) : ge(first, cmp->b);
+      }
+      out = out ? logical_and(out, uniform) : uniform;
+    }
+    return simplify(out, ranges_);
   }
 
   // The store's combining operation, when it is A[c] = A[c] op B[...] (accumulation_step) with A

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -267,7 +268,71 @@ class Lowerer {
     Expr cond;
     int level;  // the innermost own loop it depends on, -1 for none
     CondRole role = CondRole::Domain;
+    bool tensor_edge = false;  // keeps a local stage's region inside its tensor
   };
+
+  // Whether stage s is a block's shared copy whose elements past its tensor's edges hold zeros:
+  // its fetch stores a zero where the tensor has no element (build), so that a tile may sum its
+  // products there unguarded (adds_zeros_past).
+  bool fills_zeros_past_edges(int s) const {
+    const Stage& st = state_.stage(s);
+    return info(s).computed && info(s).local && st.scope == MemoryScope::Shared && !st.op->reduction();
+  }
+
+  // Whether the updates of reduction stage s that a split of iterator `node` overshoots add
+  // nothing, so that the split needs no guard: `node` is a reduction axis or the outer part of
+  // its splits (past the part's extent is past the axis's end), and the sum's source is a product
+  // whose every factor reads a zero-filling shared copy that ends where the axis does, along it,
+  // inside the copy's region for every value of the loops. Both factors are zero there, so that
+  // no garbage (an infinity times a zero) reaches the sum. A ragged k of a tensor-core tile is
+  // such a split: its calls cover whole steps of the instruction (docs/cuda.md).
+  bool adds_zeros_past(int s, int node) const {
+    const Stage& st = state_.stage(s);
+    const StageBounds& in = info(s);
+    auto* r = in.body->as<ReduceNode>();
+    if (!r || r->op != ReduceOp::Sum || r->condition) return false;
+    while (node >= st.num_roots) {
+      auto rel = std::find_if(st.relations.begin(), st.relations.end(), [node](const IterRelation& x) {
+        return x.kind == IterRelation::Kind::Split && x.outputs.front() == node;
+      });
+      if (rel == st.relations.end()) return false;
+      node = rel->inputs[0];
+    }
+    const int axis = node - st.num_spatial_roots();
+    if (axis < 0) return false;
+    const VarNode* k = r->axes[axis].var.get();
+    std::vector<Expr> factors;
+    std::function<void(const Expr&)> collect = [&](const Expr& e) {
+      if (auto* b = e->as<BinaryNode>(); b && b->op == BinaryOp::Mul) {
+        collect(b->a);
+        collect(b->b);
+      } else if (auto* c = e->as<CastNode>()) {
+        collect(c->value);
+      } else if (auto* f = e->as<CallNode>(); f && f->fn == MathFn::Tf32) {
+        collect(f->args[0]);
+      } else {
+        factors.push_back(e);
+      }
+    };
+    collect(r->source);
+    const VarMap loop_values = nest_.root_values(s);
+    for (const Expr& factor : factors) {
+      auto* l = factor->as<LoadNode>();
+      const int p = l ? state_.find_stage(l->tensor) : -1;
+      if (p < 0 || !fills_zeros_past_edges(p)) return false;
+      const std::vector<int64_t>& shape = state_.stage(p).op->shape;
+      bool ends_with_axis = false;
+      for (size_t d = 0; d < l->indices.size(); ++d)
+        ends_with_axis = ends_with_axis || (l->indices[d].get() == k && shape[d] == r->axes[axis].extent);
+      if (!ends_with_axis) return false;
+      const Expr copied = simplify(to_buffer_coords(substitute(factor, loop_values)), nest_.ranges());
+      auto* in_copy = copied->as<LoadNode>();
+      if (!in_copy) return false;
+      for (size_t d = 0; d < in_copy->indices.size(); ++d)
+        if (!Interval::range(info(p).region_extent[d]).contains(bound_of(in_copy->indices[d], nest_.ranges()))) return false;
+    }
+    return true;
+  }
 
   // Whether stage s may compute, unguarded, the elements past its tensor's edges that its ragged
   // tiles overshoot: it keeps them in its own local buffer, where they fit (its region is a
@@ -362,10 +427,10 @@ class Lowerer {
     const bool overshoot = overshoots_unguarded(s);
     std::vector<Guard> guards;
     // A split of a split's part can require what its parent's split already does: once is enough.
-    auto require = [&](const Expr& cond) {
+    auto require = [&](const Expr& cond, bool tensor_edge) {
       Expr c = simplify(cond, nest_.ranges());
       bool known = std::any_of(guards.begin(), guards.end(), [&](const Guard& g) { return structural_equal(g.cond, c); });
-      if (!is_const_int(c, 1) && !known) guards.push_back({c, guard_level(st, in, c)});
+      if (!is_const_int(c, 1) && !known) guards.push_back({c, guard_level(st, in, c), CondRole::Domain, tensor_edge});
     };
     for (const IterRelation& rel : st.relations) {
       if (rel.kind != IterRelation::Kind::Split) continue;
@@ -373,13 +438,14 @@ class Lowerer {
       if (spatial_only && in.reduce_node[parent]) continue;
       if (overshoot && !in.reduce_node[parent]) continue;
       Expr v = simplify(in.values[parent], nest_.ranges());
-      if (bound_of(v, nest_.ranges()).max >= in.extents[parent]) require(lt(v, int_imm(in.extents[parent])));
+      if (bound_of(v, nest_.ranges()).max >= in.extents[parent] && !(in.reduce_node[parent] && adds_zeros_past(s, parent)))
+        require(lt(v, int_imm(in.extents[parent])), false);
     }
     if (in.local && !overshoot) {
       for (int d = 0; d < st.num_spatial_roots(); ++d) {
         Expr global = simplify(add(in.region_min[d], in.offsets[d]), nest_.ranges());
-        require(lt(global, int_imm(st.op->shape[d])));
-        require(ge(global, int_imm(0)));
+        require(lt(global, int_imm(st.op->shape[d])), true);
+        require(ge(global, int_imm(0)), true);
       }
     }
     return guards;
@@ -470,7 +536,15 @@ class Lowerer {
     Stmt init;
     std::vector<Guard> guards = make_guards(s, false);
     if (!red) {
-      body = make_store(st.op->name, idx, simplify(to_buffer_coords(substitute(in.body, values)), nest_.ranges()));
+      Expr value = simplify(to_buffer_coords(substitute(in.body, values)), nest_.ranges());
+      if (fills_zeros_past_edges(s)) {
+        Expr inside;
+        for (const Guard& g : guards)
+          if (g.tensor_edge) inside = inside ? logical_and(inside, g.cond) : g.cond;
+        guards.erase(std::remove_if(guards.begin(), guards.end(), [](const Guard& g) { return g.tensor_edge; }), guards.end());
+        if (inside) value = select(inside, value, make_const(t, 0));
+      }
+      body = make_store(st.op->name, idx, value);
     } else if (int across = thread_bound_reduction_loop(s); across >= 0) {
       body = build_cross_thread_reduction(s, across, values, idx, guards);
     } else {

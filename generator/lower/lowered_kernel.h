@@ -116,6 +116,9 @@ struct GpuLaunch {
 struct VectorCopy {
   int lanes = 0;
   bool of_arguments = false;  // it loads or stores a kernel argument (GpuLaunch::aligned_variants)
+  // Where set, the copy stores zeros instead where this is false (a shared copy's vector past
+  // its tensor's edge); the same on every lane of the vector.
+  Expr copies_if;
 };
 
 // The call of `intrinsic` that a tensorized loop is printed as.

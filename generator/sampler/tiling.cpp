@@ -170,10 +170,24 @@ bool computable_in_tile(const State& state, int producer, int stage) {
 
 namespace {
 
+// Whether `load` reads along reduction variable k at the end of its tensor: an index that is k
+// and a dimension of k's extent, so that the block's shared copy of it (zero past the tensor's
+// edge) holds zeros past the reduction's end.
+bool ends_with_reduction(const State& state, const LoadNode& load, const IterVar& k) {
+  const int stage = state.find_stage(load.tensor);
+  if (stage < 0) return false;
+  const std::vector<int64_t>& shape = state.stage(stage).op->shape;
+  for (size_t d = 0; d < load.indices.size() && d < shape.size(); ++d)
+    if (load.indices[d].get() == k.var.get() && shape[d] == k.extent) return true;
+  return false;
+}
+
 // The warp rows that compute a stage summing lhs · rhs (see tensorize_choices); `tf32`: the
-// product's factors are rounded by tf32(), which only TF32 rows take.
-std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const Stage& st, const ReduceNode& red, const LoadNode& a,
-                                               const LoadNode& b, bool tf32) {
+// product's factors are rounded by tf32(), which only TF32 rows take. A reduction that is no
+// whole number of the row's steps is taken where both operands end with it: the last step then
+// sums zeros from the shared copies past the reduction's end.
+std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const State& state, const Stage& st, const ReduceNode& red,
+                                               const LoadNode& a, const LoadNode& b, bool tf32) {
   constexpr int64_t kRows = 16, kCols = 8;
   std::vector<TensorizeChoice> out;
   const Operation& op = *st.op;
@@ -185,8 +199,12 @@ std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const 
       if (lhs->dtype != option.lhs || rhs->dtype != option.rhs || lhs->indices.empty()) continue;
       auto* k = lhs->indices.back()->as<VarNode>();
       int k_axis = -1;
-      for (size_t r = 0; r < red.axes.size(); ++r)
-        if (red.axes[r].var.get() == k && red.axes[r].extent % option.depth == 0) k_axis = static_cast<int>(r);
+      for (size_t r = 0; r < red.axes.size(); ++r) {
+        const IterVar& axis = red.axes[r];
+        const bool whole_steps = axis.extent % option.depth == 0;
+        const bool zero_past_end = axis.extent > option.depth && ends_with_reduction(state, a, axis) && ends_with_reduction(state, b, axis);
+        if (axis.var.get() == k && (whole_steps || zero_past_end)) k_axis = static_cast<int>(r);
+      }
       bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
       for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
       for (const Expr& i : rhs->indices) {
@@ -223,11 +241,11 @@ std::vector<TensorizeChoice> tensorize_choices(const SamplerContext& ctx, const 
     return c && c->fn == MathFn::Tf32 && e->dtype == DType::F32 && op.dtype == DType::F32 ? c->args[0]->as<LoadNode>() : nullptr;
   };
   if (ctx.gpu && tf32_load(product->a) && tf32_load(product->b))
-    return warp_tile_choices(ctx, st, *red, *tf32_load(product->a), *tf32_load(product->b), true);
+    return warp_tile_choices(ctx, state, st, *red, *tf32_load(product->a), *tf32_load(product->b), true);
   const LoadNode* a = converted_load(product->a);
   const LoadNode* b = converted_load(product->b);
   if (!a || !b) return {};
-  if (ctx.gpu) return warp_tile_choices(ctx, st, *red, *a, *b, false);
+  if (ctx.gpu) return warp_tile_choices(ctx, state, st, *red, *a, *b, false);
   const VarNode* n = op.axes.back().var.get();
   const int64_t n_extent = op.axes.back().extent;
   for (const TensorizeOption& option : ctx.tensor_intrinsics) {

@@ -122,7 +122,7 @@ const char* const kExpectedSignatures[] = {
     "f16_matmul_tensor_cores(A f16[64, 48], B f16[48, 32]) -> C f16[64, 32]",
     "bf16_conv2d_tensor_cores(X bf16[1, 3, 20, 32], const W bf16[3, 3, 32, 16]) -> Y f32[1, 3, 20, 16]",
     "f32_matmul_tf32(A f32[32, 24], B f32[24, 40]) -> C f32[32, 40]",
-    "f16_matmul_tensor_cores_ragged(A f16[50, 32], B f16[32, 20]) -> C f32[50, 20]",
+    "f16_matmul_tensor_cores_ragged(A f16[50, 40], B f16[40, 20]) -> C f32[50, 20]",
     "two_outputs(X f32[4, 6]) -> U f32[4, 6], V f32[4]",
     "unused_input(X f32[4, 3], const Unused f32[5]) -> Y f32[4, 3]",
 };

@@ -68,6 +68,24 @@ __device__ __forceinline__ void copy_vector(T* to, const T* from) {
   }
 }
 
+// The same copy where `copies` holds, else N zeros stored (a block's shared copy past its
+// tensor's edge, which a tile then sums as nothing); `from` is not read then.
+template <int N, bool Aligned, class T>
+__device__ __forceinline__ void copy_vector_or_zero(T* to, const T* from, bool copies) {
+  if (copies) {
+    copy_vector<N, Aligned>(to, from);
+    return;
+  }
+  constexpr int bytes = N * static_cast<int>(sizeof(T));
+  using Vector = typename std::conditional<bytes == 16, int4, typename std::conditional<bytes == 8, int2, int>::type>::type;
+  if constexpr (Aligned) {
+    *reinterpret_cast<Vector*>(to) = Vector{};
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) to[i] = T{};
+  }
+}
+
 // Whether every pointer is aligned to a vector of four 4-byte elements (16 bytes).
 template <class... T>
 inline bool aligned_to_vectors(const T*... pointers) {

@@ -18,6 +18,8 @@
 #include "lower/stmt_printer.h"
 #include "lower/tensor_intrinsic.h"
 #include "sampler/annotation.h"
+#include "sampler/default_schedule.h"
+#include "sampler/sketch_rule.h"
 #include "schedule/state.h"
 #include "schedule/steps.h"
 #include "target/target.h"
@@ -48,6 +50,21 @@ kernel ragged_bf16_relu {
   X = input bf16[50, 48]
   W = input bf16[36, 48]
   Y[i:50, j:36] = max(sum(k:48, f32(X[i, k]) * f32(W[j, k])), 0.0)
+}
+kernel ragged_k_f16 {
+  A = input f16[40, 40]
+  B = input f16[40, 24]
+  C[i:40, j:24] = sum(k:40, f32(A[i, k]) * f32(B[k, j]))
+}
+kernel ragged_k_tf32 {
+  A = input f32[32, 20]
+  B = input f32[20, 16]
+  C[i:32, j:16] = sum(k:20, tf32(A[i, k]) * tf32(B[k, j]))
+}
+kernel k_short_of_a_row {
+  A = input f16[32, 48]
+  B = input f16[40, 16]
+  C[i:32, j:16] = sum(k:40, f32(A[i, k]) * f32(B[k, j]))
 }
 kernel matmul_tf32 {
   A = input f32[48, 24]
@@ -176,13 +193,17 @@ TEST(WarpTensorizeTest, Tf32RowsRoundTheirOperands) {
 // Sampled programs of each kernel are warp tiles whose nests lower to calls (the fused thread
 // loop numbers lane 4g + t) and compute the naive result; the CUDA generator prints the calls.
 // Rows and columns that are no whole number of tiles (ragged_*) too: the last tiles compute past
-// the tensor's edges, unguarded, and only their copy-out is guarded; and an NHWC convolution,
-// whose warps' rows are pixels read from the shared copy of its padded input.
+// the tensor's edges, unguarded, and only their copy-out is guarded; a reduction that is no
+// whole number of steps (ragged_k_*), whose last step sums the zeros the shared copies hold past
+// it (the interpreter's unwritten elements are NaNs: a step that read one would spoil the sums);
+// and an NHWC convolution, whose warps' rows are pixels read from the shared copy of its padded
+// input.
 TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
   const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
   const std::map<std::string, std::pair<DType, std::string>> kernels = {
       {"matmul_f16", {DType::F16, "mma_f16_f32<"}},       {"dense_bf16_relu", {DType::BF16, "mma_bf16_f32<"}},
       {"ragged_f16", {DType::F16, "mma_f16_f32<"}},       {"ragged_bf16_relu", {DType::BF16, "mma_bf16_f32<"}},
+      {"ragged_k_f16", {DType::F16, "mma_f16_f32<"}},     {"ragged_k_tf32", {DType::F32, "mma_tf32_f32<"}},
       {"conv_bf16_nhwc", {DType::BF16, "mma_bf16_f32<"}}, {"matmul_tf32", {DType::F32, "mma_tf32_f32<"}}};
   for (const auto& [kernel, expected] : kernels) {
     const auto dag = dag_named(kernel);
@@ -200,6 +221,41 @@ TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
       EXPECT_NE(text.find("ansor_rt::" + expected.second), std::string::npos) << text;
     }
   }
+}
+
+// A reduction that is no whole number of steps is tensorized only where both operands end with
+// it: A's rows here run on past k's end, so that its shared copy holds A's elements there, not
+// zeros. The kernel is tiled for the f32 pipes, as any kernel without a warp row.
+TEST(WarpTensorizeTest, RaggedReductionsThatOperandsRunPastStayOffTensorCores) {
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  const auto dag = dag_named("k_short_of_a_row");
+  EXPECT_TRUE(tensorize_choices(ctx, State(dag), State(dag).find_stage("C")).empty());
+  EXPECT_FALSE(tensorize_choices(ctx, State(dag_named("ragged_k_f16")), State(dag_named("ragged_k_f16")).find_stage("C")).empty());
+  for (uint64_t seed = 0; seed < 3; ++seed) {
+    const LoweredKernel k = lower_for(random_program(dag, ctx, seed), sm80());
+    EXPECT_TRUE(k.tensor_calls.empty()) << "seed " << seed;
+    EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k)) << "seed " << seed;
+  }
+}
+
+// The default program of a ragged reduction: its k steps are calls, with no guard between them
+// (the last step sums zeros); A's shared copy is fetched in vectors of 8 halves, which store
+// zeros past k's end (40, an edge between whole vectors), printed as one vector copy or zero
+// each; B's rows past k's end are zeros too.
+TEST(WarpTensorizeTest, TheFetchOfARaggedReductionStoresZerosPastItsEnd) {
+  const auto dag = dag_named("ragged_k_f16");
+  const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(sm80())), sm80());
+  // k's three steps of 16, unrolled: the third reads 8 rows of zeros.
+  ASSERT_EQ(k.tensor_calls.size(), 3u) << to_string(k);
+  for (const auto& [loop, call] : k.tensor_calls) EXPECT_EQ(call.guard, nullptr);
+  std::vector<const VectorCopy*> zero_filling;
+  for (const auto& [loop, copy] : k.vector_copies)
+    if (copy.copies_if) zero_filling.push_back(&copy);
+  ASSERT_FALSE(zero_filling.empty()) << to_string(k);
+  for (const VectorCopy* copy : zero_filling) EXPECT_EQ(copy->lanes, 8);
+  const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
+  EXPECT_NE(text.find("ansor_rt::copy_vector_or_zero<8, "), std::string::npos) << text;
+  EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
 }
 
 // The same tile with its lanes numbered 8t + g (the lane loops swapped before they are fused):
