@@ -80,9 +80,24 @@ std::string CEmitter::store_text(const Buffer& b, const std::vector<Expr>& indic
 
 std::string CEmitter::store_statement(const StoreNode& s) {
   const Buffer& b = buffer(s.buffer);
-  if (auto* load = s.value->as<LoadNode>(); load && (b.dtype == DType::F16 || b.dtype == DType::BF16) && buffer(load->tensor).dtype == b.dtype)
-    return fmt::format("{}[{}] = {}[{}];", buffer_names_.at(b.name), flat_index_text(b, s.indices), buffer_names_.at(load->tensor),
-                       flat_index_text(buffer(load->tensor), load->indices));
+  if (b.dtype != DType::F16 && b.dtype != DType::BF16) return store_text(b, s.indices, expr(s.value));
+  // 16-bit elements moved between buffers of their type as bits, and so is a select of one
+  // against +0, whose bits are all zero (a padding, a shared copy past its tensor's edge).
+  auto same_type_load = [&](const Expr& e) -> const LoadNode* {
+    auto* load = e->as<LoadNode>();
+    return load && buffer(load->tensor).dtype == b.dtype ? load : nullptr;
+  };
+  auto load_text = [&](const LoadNode& load) {
+    return fmt::format("{}[{}]", buffer_names_.at(load.tensor), flat_index_text(buffer(load.tensor), load.indices));
+  };
+  const std::string target = fmt::format("{}[{}]", buffer_names_.at(b.name), flat_index_text(b, s.indices));
+  if (const LoadNode* load = same_type_load(s.value)) return fmt::format("{} = {};", target, load_text(*load));
+  if (auto* sel = s.value->as<SelectNode>()) {
+    auto* zero = sel->false_value->as<FloatImmNode>();
+    const LoadNode* load = same_type_load(sel->true_value);
+    if (load && zero && zero->value == 0.0 && !std::signbit(zero->value))
+      return fmt::format("{} = ({} ? {} : uint16_t{{0}});", target, expr(sel->cond), load_text(*load));
+  }
   return store_text(b, s.indices, expr(s.value));
 }
 
