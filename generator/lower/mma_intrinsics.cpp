@@ -58,8 +58,11 @@ TensorIntrinsic mma_row(const std::string& kind, DType input, int64_t depth, int
   const bool pairs = dtype_bytes(input) == 2;
   row.emit = [=](const std::string& l, const std::string& r, const std::string& o, const IntrinsicCallShape& shape) {
     auto stride = [](const std::vector<int64_t>& strides, int axis) { return axis < 0 ? int64_t{0} : strides[axis]; };
-    // 16-bit operands say which fragments load their pairs of k as words.
-    const std::string function = pairs ? fmt::format("mma_{}_f32<{}, {}, {}, {}>", kind, m_tiles, n_tiles, shape.lhs_word_pairs, shape.rhs_word_pairs)
+    // 16-bit operands say which fragments load their pairs of k as words, and whether lhs's are
+    // loaded as matrices.
+    const std::string matrices = shape.lhs_matrices ? ", true" : "";
+    const std::string function = pairs ? fmt::format("mma_{}_f32<{}, {}, {}, {}{}>", kind, m_tiles, n_tiles, shape.lhs_word_pairs,
+                                                     shape.rhs_word_pairs, matrices)
                                        : fmt::format("mma_{}_f32<{}, {}>", kind, m_tiles, n_tiles);
     return fmt::format("ansor_rt::{}({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});", function, l, shape.lhs_strides[k],
                        stride(shape.lhs_strides, mi), shape.lhs_strides[h], r, shape.rhs_strides[k], stride(shape.rhs_strides, nj),

@@ -21,6 +21,8 @@ namespace {
 constexpr int64_t kWarpLanes = 32, kBanks = 32, kBankBytes = 4;
 // The widest access one lane makes (a vector of four floats); a row of banks is 128 bytes.
 constexpr int64_t kMaxAccessBytes = 16, kBankRowBytes = kBanks * kBankBytes;
+// A row of an 8 x 8 matrix of 16-bit elements that ldmatrix reads.
+constexpr int64_t kMatrixRowBytes = 16;
 
 using Values = std::unordered_map<const VarNode*, int64_t>;
 
@@ -251,6 +253,15 @@ class AccessCollector {
       if (!lhs && load->tensor != call.rhs.buffer) return true;
       const Buffer* b = shared(load->tensor);
       if (!b) return false;
+      if (lhs && call.shape.lhs_matrices) {
+        // ldmatrix.x4, a tile at a time: lane L reads the 16 bytes of row L % 8 of matrix L / 8,
+        // rows h = (L / 8) % 2 of lane group L % 8 at k = 8 (L / 16), a quarter of the warp per
+        // pass.
+        const VarNode* h = nest[row.warp_m_tiles > 1 ? 2 : 1];
+        auto position = [&](int64_t lane) { return Values{{k, 8 * (lane / 16)}, {h, lane / 8 % 2}}; };
+        add(load->tensor, load->indices, position, kMatrixRowBytes, row.warp_m_tiles, [](int64_t lane) { return 4 * (lane % 8); });
+        return false;
+      }
       const int64_t per_register = std::max<int64_t>(1, kBankBytes / dtype_bytes(b->dtype));
       const bool words = lhs ? call.shape.lhs_word_pairs : call.shape.rhs_word_pairs;
       const int64_t registers = lhs ? 4 * row.warp_m_tiles : 2 * row.warp_n_tiles;

@@ -44,6 +44,10 @@ struct IntrinsicCallShape {
   // of its lhs (rhs) fragment as one aligned 32-bit word (k contiguous, every pair at an even
   // element of a buffer of the block), rather than as two 16-bit elements.
   bool lhs_word_pairs = false, rhs_word_pairs = false;
+  // A warp row's with 16-bit operands: whether each lane group's lhs rows start 16-byte aligned
+  // at k 0 and 8 of a shared buffer, so that the warp loads each tile's lhs fragments as four
+  // 8 x 8 matrices (ldmatrix.x4) rather than register by register.
+  bool lhs_matrices = false;
 };
 
 // An intrinsic computes the loop nest

@@ -149,6 +149,20 @@ bool loads_word_pairs(const Buffer& b, const Expr& first, const std::vector<int6
   return even;
 }
 
+// Whether a warp row's lanes load a 16-bit lhs fragment as 8 x 8 matrices (ldmatrix.x4, whose
+// rows are 16 bytes, aligned, in shared memory): its pairs are words (loads_word_pairs), and
+// the first element of every lane and iteration, its rows (the other axes' strides) and k = 8
+// are at multiples of 8 elements of a buffer the launch aligns to 16 bytes.
+bool loads_matrices(const Buffer& b, const Expr& first, const std::vector<int64_t>& strides) {
+  constexpr int64_t kRowElements = 8;
+  if (!loads_word_pairs(b, first, strides, 0)) return false;
+  const LinearForm form = linearize(simplify(first));
+  bool aligned = form.constant % kRowElements == 0;
+  for (const LinearForm::Term& term : form.terms) aligned = aligned && term.coef % kRowElements == 0;
+  for (size_t axis = 1; axis < strides.size(); ++axis) aligned = aligned && strides[axis] % kRowElements == 0;
+  return aligned;
+}
+
 }  // namespace
 
 std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const ForNode& loop, const std::vector<const TensorIntrinsic*>& rows,
@@ -201,6 +215,7 @@ std::optional<TensorCall> match_tensor_call(const LoweredKernel& kernel, const F
         if (!lane_stride) continue;
         call.shape.rhs_lane_stride = *lane_stride;
         call.shape.lhs_word_pairs = loads_word_pairs(*lb, lhs_first, call.shape.lhs_strides, {});
+        call.shape.lhs_matrices = loads_matrices(*lb, lhs_first, call.shape.lhs_strides);
         call.shape.rhs_word_pairs = loads_word_pairs(*rb, rhs_first, call.shape.rhs_strides, *lane_stride);
       }
       return call;

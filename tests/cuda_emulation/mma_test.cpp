@@ -37,6 +37,7 @@ struct Operands {
   float* c;
   int columns;
   int k_steps;
+  int a_elements;  // A's storage, which a kernel loading it as matrices copies to shared memory
 };
 
 // Each warp computes 16 MI rows of C (warp w the rows from 16 MI w), all 8 NJ columns, over
@@ -44,9 +45,17 @@ struct Operands {
 // pairs, g 2 MI + 2 mi + h, and its columns t 2 NJ + 2 nj + cc (g = lane / 4, t = lane % 4).
 // LhsWords (RhsWords): A's (B's) pairs of k are loaded as words (k contiguous and aligned).
 // RotatedA: A is row-major with its rows' chunks of 8 rotated by one every 2 rows
-// (ansor_rt::RotatedRows), and the kernel passes it as such.
-template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false, int RotatedRow = 0>
+// (ansor_rt::RotatedRows), and the kernel passes it as such. LhsMatrices: A's fragments are
+// loaded as 8 x 8 matrices (ldmatrix), from a copy of A in shared memory.
+template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false, int RotatedRow = 0, bool LhsMatrices = false>
 __global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
+  if constexpr (LhsMatrices) {
+    ANSOR_DYNAMIC_SHARED_MEMORY(shared);
+    auto* copy = reinterpret_cast<Element<Input>*>(shared);
+    for (int i = static_cast<int>(threadIdx.x); i < operands.a_elements; i += static_cast<int>(blockDim.x)) copy[i] = operands.a[i];
+    __syncthreads();
+    operands.a = copy;
+  }
   const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
   const int first_row = warp * 16 * MI + lane / 4 * 2 * MI, first_column = lane % 4 * 2 * NJ;
   float accumulators[2 * MI][2 * NJ];
@@ -59,9 +68,11 @@ __global__ void warp_tiles_kernel(Operands<Element<Input>> operands) {
     const int b_k = operands.b_k, b_nj = 2 * operands.b_column, b_c = operands.b_column, b_t = 2 * NJ * operands.b_column;
     auto multiply = [&](auto a) {
       if constexpr (Input == MmaInput::F16)
-        ansor_rt::mma_f16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+        ansor_rt::mma_f16_f32<MI, NJ, LhsWords, RhsWords, LhsMatrices>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ,
+                                                                       2 * NJ, 2, 1);
       else if constexpr (Input == MmaInput::BF16)
-        ansor_rt::mma_bf16_f32<MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
+        ansor_rt::mma_bf16_f32<MI, NJ, LhsWords, RhsWords, LhsMatrices>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ,
+                                                                        2 * NJ, 2, 1);
       else
         ansor_rt::mma_tf32_f32<MI, NJ>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, &accumulators[0][0], 4 * NJ, 2 * NJ, 2, 1);
     };
@@ -151,7 +162,7 @@ struct Shape {
 };
 
 // Runs warp_tiles_kernel on random operands of `shape` and compares C with the reference.
-template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false, int RotatedRow = 0>
+template <MmaInput Input, int MI, int NJ, bool LhsWords = false, bool RhsWords = false, int RotatedRow = 0, bool LhsMatrices = false>
 void check_warp_tiles(const Shape& shape) {
   const int rows = shape.warps * 16 * MI, columns = 8 * NJ, depth = 16 * shape.k_steps;
   std::mt19937 random(rows * 1000 + columns * 10 + depth);
@@ -174,9 +185,11 @@ void check_warp_tiles(const Shape& shape) {
     for (int n = 0; n < columns; ++n) b_stored[k * b_k + n * b_column] = narrow<Input>(b[k * columns + n]);
 
   std::vector<float> c(c_initial.size());
-  const Operands<uint16_t> operands{a_stored.data(), a_row, a_k, b_stored.data(), b_k, b_column, c_initial.data(), c.data(), columns, shape.k_steps};
-  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ, LhsWords, RhsWords, RotatedRow>, dim3(1), dim3(32 * shape.warps), 0,
-                                         nullptr, operands),
+  const Operands<uint16_t> operands{a_stored.data(), a_row, a_k, b_stored.data(), b_k, b_column, c_initial.data(), c.data(), columns, shape.k_steps,
+                                    static_cast<int>(a_stored.size())};
+  const size_t shared_bytes = LhsMatrices ? a_stored.size() * sizeof(uint16_t) : 0;
+  ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<Input, MI, NJ, LhsWords, RhsWords, RotatedRow, LhsMatrices>, dim3(1),
+                                         dim3(32 * shape.warps), shared_bytes, nullptr, operands),
             cudaSuccess);
   EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);
 }
@@ -198,6 +211,14 @@ TEST(Mma, F16PairsOfKLoadedAsWords) { check_warp_tiles<MmaInput::F16, 2, 4, true
 TEST(Mma, F16RotatedRowsOfA) { check_warp_tiles<MmaInput::F16, 4, 2, false, false, 48>({2, 3, Major::Row, Major::Row}); }
 
 TEST(Mma, F16RotatedRowsOfALoadedAsWords) { check_warp_tiles<MmaInput::F16, 2, 4, true, false, 48>({1, 3, Major::Row, Major::Row}); }
+
+// A's fragments as four 8 x 8 matrices per tile (ldmatrix.x4): each lane addresses a row of
+// another lane group's, k 0-7 or 8-15, rotated or not.
+TEST(Mma, F16ALoadedAsMatrices) { check_warp_tiles<MmaInput::F16, 2, 4, true, true, 0, true>({2, 3, Major::Row, Major::Column}); }
+
+TEST(Mma, F16RotatedRowsOfALoadedAsMatrices) { check_warp_tiles<MmaInput::F16, 4, 2, true, false, 48, true>({2, 3, Major::Row, Major::Row}); }
+
+TEST(Mma, BF16ALoadedAsMatrices) { check_warp_tiles<MmaInput::BF16, 1, 2, true, false, 0, true>({1, 2, Major::Row, Major::Row}); }
 
 TEST(Mma, BF16PairsOfKInALoadedAsWords) { check_warp_tiles<MmaInput::BF16, 4, 2, true, false>({1, 2, Major::Row, Major::Row}); }
 
@@ -222,7 +243,8 @@ void check_tf32_warp_tiles(int warps, int k_steps, float extra_bits) {
   for (int k = 0; k < depth; ++k)
     for (int n = 0; n < columns; ++n) b_stored[n * depth + k] = b[k * columns + n] * (1 + extra_bits);
   std::vector<float> c(c_initial.size());
-  const Operands<float> operands{a_stored.data(), depth, 1, b_stored.data(), 1, depth, c_initial.data(), c.data(), columns, k_steps};
+  const Operands<float> operands{a_stored.data(), depth, 1, b_stored.data(), 1, depth, c_initial.data(), c.data(), columns, k_steps,
+                                 static_cast<int>(a_stored.size())};
   ASSERT_EQ(ansor_cuda_emulation::launch(warp_tiles_kernel<MmaInput::TF32, MI, NJ>, dim3(1), dim3(32 * warps), 0, nullptr, operands),
             cudaSuccess);
   EXPECT_EQ(mismatches(c, reference_product(a, b, c_initial, rows, depth, columns), columns, true), 0u);

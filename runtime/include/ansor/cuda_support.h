@@ -241,6 +241,34 @@ __device__ __forceinline__ uint32_t fragment_register(Ref first, int stride) {
   }
 }
 
+// Four 8 x 8 matrices of 16-bit elements from shared memory, one warp-wide ldmatrix.x4: lane L
+// gives the address of row L % 8 of matrix L / 8 (its 8 elements consecutive, 16-byte aligned),
+// and receives in r[i] the elements 2 (L % 4) and 2 (L % 4) + 1 of row L / 4 of matrix i, the
+// lower in the lower half: for the matrices A's rows g and g + 8 at k 0-7 and 8-15, its a0..a3 of
+// an m16n8k16. Every lane of a whole warp calls it together.
+__device__ __forceinline__ void load_matrices(const uint16_t* row, uint32_t (&r)[4]) {
+#if defined(__CUDACC__)
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(row));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address));
+#else
+  ansor_cuda_emulation::ldmatrix_x4(row, r);
+#endif
+}
+
+// The operand that lane `source` of the warp passed (a pointer, or a RotatedRows' logical offset:
+// the base is the same on every lane).
+template <class T>
+__device__ __forceinline__ T* operand_of_lane(T* pointer, int source) {
+  return reinterpret_cast<T*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(pointer), source));
+}
+template <class T, int Row, int Chunk, int RowsPerStep>
+__device__ __forceinline__ RotatedRows<T, Row, Chunk, RowsPerStep> operand_of_lane(const RotatedRows<T, Row, Chunk, RowsPerStep>& rows,
+                                                                                   int source) {
+  return {rows.base, __shfl_sync(0xffffffffu, rows.offset, source)};
+}
+
 // An f32 rounded to TF32, as the register an m16n8k8 takes.
 __device__ __forceinline__ uint32_t tf32_bits(float x) { return bits_of(tf32(x)); }
 
@@ -273,20 +301,29 @@ __device__ __forceinline__ void multiply_tiles(const uint32_t (&a)[MI][4], const
 }
 
 // MI x NJ tensor-core products of 16 k each on 16-bit operands (see mma_f16_f32).
-template <MmaInput Input, int MI, int NJ, bool LhsWords, bool RhsWords, class ARef, class BRef>
+template <MmaInput Input, int MI, int NJ, bool LhsWords, bool RhsWords, bool LhsMatrices, class ARef, class BRef>
 __device__ __forceinline__ void mma_tiles(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
                                           int c_h, int c_nj, int c_c) {
   const Lane lane = lane_of_thread();
   const int g = lane.g, t = lane.t;
   // The mma's rows g and g + 8 are the thread's own rows h = 0 and 1 (shared by lanes 4g..4g+3).
   uint32_t a_fragments[MI][4];
+  if constexpr (LhsMatrices) {
+    // Lane L addresses row L % 8 of matrix L / 8: rows h = (L / 8) % 2 of lane group L % 8,
+    // whose operand lane 4 (L % 8) holds, at k = 8 (L / 16).
+    const int matrix = g / 2, group = 4 * g % 8 + t;
+    const ARef rows = operand_of_lane(a, 4 * group) + (matrix % 2) * a_h + (matrix / 2) * 8;
 #pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
-    const ARef row = a + mi * a_mi;
-    a_fragments[mi][0] = fragment_register<LhsWords>(row + 2 * t * a_k, a_k);
-    a_fragments[mi][1] = fragment_register<LhsWords>(row + a_h + 2 * t * a_k, a_k);
-    a_fragments[mi][2] = fragment_register<LhsWords>(row + (2 * t + 8) * a_k, a_k);
-    a_fragments[mi][3] = fragment_register<LhsWords>(row + a_h + (2 * t + 8) * a_k, a_k);
+    for (int mi = 0; mi < MI; ++mi) load_matrices(address_of(rows + mi * a_mi), a_fragments[mi]);
+  } else {
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+      const ARef row = a + mi * a_mi;
+      a_fragments[mi][0] = fragment_register<LhsWords>(row + 2 * t * a_k, a_k);
+      a_fragments[mi][1] = fragment_register<LhsWords>(row + a_h + 2 * t * a_k, a_k);
+      a_fragments[mi][2] = fragment_register<LhsWords>(row + (2 * t + 8) * a_k, a_k);
+      a_fragments[mi][3] = fragment_register<LhsWords>(row + a_h + (2 * t + 8) * a_k, a_k);
+    }
   }
   // The mma's column g: that of the lanes with lane % 4 == g / 2, their cc = g % 2.
   const BRef column = b + (g / 2 - t) * b_t + (g % 2) * b_c;
@@ -308,19 +345,23 @@ __device__ __forceinline__ void mma_tiles(ARef a, int a_k, int a_mi, int a_h, BR
 // with the same MI, NJ and strides; a lane's `a` depends only on lane / 4, and `b` is the warp's
 // b plus (lane % 4) b_t, so that column n of tile nj is at the warp's b + (n / 2) b_t + nj b_nj +
 // (n % 2) b_c. With LhsWords (RhsWords), a_k (b_k) is 1 and every element a lane loads at an even
-// k is 4-byte aligned: each pair of k is then one load. An operand is a pointer to 16-bit
-// elements or a RotatedRows of them.
-template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false, class ARef, class BRef>
+// k is 4-byte aligned: each pair of k is then one load. With LhsMatrices, a is in shared memory,
+// a_k is 1, and every lane's rows start 16-byte aligned at k = 0 and 8 (a, a_mi and a_h are
+// multiples of 8 elements): each tile's fragments are then one ldmatrix.x4. An operand is a
+// pointer to 16-bit elements or a RotatedRows of them.
+template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false, bool LhsMatrices = false, class ARef, class BRef>
 __device__ __forceinline__ void mma_f16_f32(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
                                             int c_h, int c_nj, int c_c) {
-  detail::mma_tiles<MmaInput::F16, MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+  detail::mma_tiles<MmaInput::F16, MI, NJ, LhsWords, RhsWords, LhsMatrices>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj,
+                                                                            c_c);
 }
 
 // mma_f16_f32 with bf16 inputs.
-template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false, class ARef, class BRef>
+template <int MI, int NJ, bool LhsWords = false, bool RhsWords = false, bool LhsMatrices = false, class ARef, class BRef>
 __device__ __forceinline__ void mma_bf16_f32(ARef a, int a_k, int a_mi, int a_h, BRef b, int b_k, int b_nj, int b_c, int b_t, float* c, int c_mi,
                                              int c_h, int c_nj, int c_c) {
-  detail::mma_tiles<MmaInput::BF16, MI, NJ, LhsWords, RhsWords>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj, c_c);
+  detail::mma_tiles<MmaInput::BF16, MI, NJ, LhsWords, RhsWords, LhsMatrices>(a, a_k, a_mi, a_h, b, b_k, b_nj, b_c, b_t, c, c_mi, c_h, c_nj,
+                                                                             c_c);
 }
 
 // mma_f16_f32 over 8 k of f32 inputs, each rounded by tf32() (the kernel's products are of

@@ -2,8 +2,8 @@
 // for tests on machines without a GPU: the emitted .cu sources, compiled as C++ against this
 // header instead of the toolkit's, run every block of a launch in turn with one thread per CUDA
 // thread. __syncthreads() is a barrier of the block's threads, warp shuffles exchange values
-// through a barrier of the warp's threads, tensor-core products (mma.sync) gather the warp's
-// fragments the same way, shared memory is one buffer that each block has while it runs, and
+// through a barrier of the warp's threads, tensor-core products (mma.sync) and matrix loads
+// (ldmatrix) gather the warp's fragments and addresses the same way, shared memory is one buffer that each block has while it runs, and
 // device memory is host memory. Nothing here checks for races (the lowered program's
 // interpreter does); what it checks is that the printed CUDA computes what lowering decided.
 #ifndef ANSOR_TESTS_CUDA_EMULATION_CUDA_RUNTIME_H
@@ -189,6 +189,26 @@ inline void mma_m16n8k8_tf32(const uint32_t* a, const uint32_t* b, float* c) {
   });
 }
 
+// ldmatrix.sync.aligned.m8n8.x4.shared.b16 (ansor_rt::load_matrices): the warp's lanes deposit
+// their row addresses, and each reads its two elements of every matrix from the row that lane
+// 8 i + lane / 4 addressed. Every lane of a whole warp calls it together.
+inline void ldmatrix_x4(const uint16_t* row, uint32_t (&r)[4]) {
+  const unsigned thread = linear_thread(), lane = thread % 32, warp = thread / 32;
+  if (blockDim.x * blockDim.y * blockDim.z - warp * 32 < 32) std::abort();
+  // The instruction's rows are 16 bytes, aligned, in shared memory.
+  const unsigned char* shared = dynamic_shared_memory();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(row);
+  if (reinterpret_cast<uintptr_t>(row) % 16 != 0 || bytes < shared || bytes + 16 > shared + kMaxSharedBytes) std::abort();
+  std::barrier<>& lanes = *current_block->warps[warp];
+  current_block->lanes[thread] = reinterpret_cast<uintptr_t>(row);
+  lanes.arrive_and_wait();
+  for (unsigned i = 0; i < 4; ++i) {
+    const auto* source = reinterpret_cast<const uint16_t*>(current_block->lanes[warp * 32 + 8 * i + lane / 4]);
+    r[i] = static_cast<uint32_t>(source[2 * (lane % 4)]) | static_cast<uint32_t>(source[2 * (lane % 4) + 1]) << 16;
+  }
+  lanes.arrive_and_wait();
+}
+
 }  // namespace ansor_cuda_emulation
 
 inline void __syncthreads() { ansor_cuda_emulation::current_block->threads.arrive_and_wait(); }
@@ -206,6 +226,22 @@ T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
   if (source / static_cast<unsigned>(width) != lane / static_cast<unsigned>(width)) source = lane;
   T result;
   std::memcpy(&result, &current_block->lanes[warp * 32 + source], sizeof(T));
+  lanes.arrive_and_wait();
+  return result;
+}
+
+// The value of lane `source` of this warp (of its segment of `width` lanes).
+template <class T>
+T __shfl_sync(unsigned, T value, int source, int width = 32) {
+  static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>, "shuffles of up to 8 bytes");
+  using ansor_cuda_emulation::current_block;
+  const unsigned thread = ansor_cuda_emulation::linear_thread(), lane = thread % 32, warp = thread / 32;
+  std::barrier<>& lanes = *current_block->warps[warp];
+  std::memcpy(&current_block->lanes[thread], &value, sizeof(T));
+  lanes.arrive_and_wait();
+  const unsigned segment = lane / static_cast<unsigned>(width) * static_cast<unsigned>(width);
+  T result;
+  std::memcpy(&result, &current_block->lanes[warp * 32 + segment + static_cast<unsigned>(source) % static_cast<unsigned>(width)], sizeof(T));
   lanes.arrive_and_wait();
   return result;
 }

@@ -173,13 +173,15 @@ kernel m {
                       "m");
 }
 
-// The default f16 warp tile (4 x 4 instruction tiles a warp, 16-byte fetches): its A lanes read
-// rows 8 apart, a multiple of 128 bytes whatever the padding, so A's rows are rotated, and its
-// fragment loads take a fraction of the passes; the program computes the naive result.
+// The default f16 warp tile (4 x 4 instruction tiles a warp, 16-byte fetches): its A fragments
+// are 8 x 8 matrices (ldmatrix.x4) whose 8 rows are lane groups' rows, 8 apart, a multiple of
+// 128 bytes whatever the padding, so A's rows are rotated (a chunk stays 16 bytes, a matrix row),
+// and its fragment loads take a fraction of the passes; the program computes the naive result.
 TEST(SharedLayoutTest, TheDefaultTensorCoreTileRotatesTheRowsOfA) {
   const auto dag = f16_matmul();
   const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(sm80())));
   ASSERT_FALSE(k.tensor_calls.empty());
+  for (const auto& [loop, call] : k.tensor_calls) EXPECT_TRUE(call.shape.lhs_matrices);
   const Buffer& a = buffer(k, "A.shared");
   EXPECT_TRUE(a.rotation.rotates()) << to_string(k);
   EXPECT_EQ(a.strides, row_major_strides(a.shape)) << "rotated, not padded";
@@ -187,7 +189,7 @@ TEST(SharedLayoutTest, TheDefaultTensorCoreTileRotatesTheRowsOfA) {
   for (Buffer& b : unrotated.buffers) b.rotation = {};
   EXPECT_LE(shared_bank_passes(k, "A.shared") * 4, shared_bank_passes(unrotated, "A.shared"));
   const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
-  EXPECT_NE(text.find("ansor_rt::rotated_rows<"), std::string::npos) << text;
+  EXPECT_NE(text.find("ansor_rt::mma_f16_f32<4, 4, true, false, true>(ansor_rt::rotated_rows<"), std::string::npos) << text;
   EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
 }
 

@@ -241,7 +241,7 @@ TEST(WarpTensorizeTest, RaggedReductionsThatOperandsRunPastStayOffTensorCores) {
 // The default program of a ragged reduction: its k steps are calls, with no guard between them
 // (the last step sums zeros); A's shared copy is fetched in vectors of 8 halves, which store
 // zeros past k's end (40, an edge between whole vectors), printed as one vector copy or zero
-// each; B's rows past k's end are zeros too.
+// each; B's rows past k's end are zeros too, each half copied as bits or +0's bits.
 TEST(WarpTensorizeTest, TheFetchOfARaggedReductionStoresZerosPastItsEnd) {
   const auto dag = dag_named("ragged_k_f16");
   const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(sm80())), sm80());
@@ -255,6 +255,8 @@ TEST(WarpTensorizeTest, TheFetchOfARaggedReductionStoresZerosPastItsEnd) {
   for (const VectorCopy* copy : zero_filling) EXPECT_EQ(copy->lanes, 8);
   const std::string text = emit_cuda_kernel(k, kernel_params(*dag), "k");
   EXPECT_NE(text.find("ansor_rt::copy_vector_or_zero<8, "), std::string::npos) << text;
+  EXPECT_NE(text.find(" : uint16_t{0});"), std::string::npos) << text;
+  EXPECT_EQ(text.find("f32_to_f16"), std::string::npos) << "no half goes through f32\n" << text;
   EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k));
 }
 
