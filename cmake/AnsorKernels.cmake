@@ -207,14 +207,20 @@ function(_ansor_run_configure lib gen def out_dir compiler flags)
 endfunction()
 
 # How build steps run the generator: by its target where there is one (an installed package's
-# imported ansor-gen), so that CMake tracks it, a path otherwise. Sets `gen_command` and
-# `gen_deps` in the caller.
+# imported ansor-gen), so that CMake tracks it, a path otherwise. Under add_subdirectory(),
+# Ansor::ansor-gen is the source tree's own target: the steps run the generator built at
+# configure time instead, which ansor_generator_bootstrap keeps up to date, so that the parent's
+# build does not compile the generator a second time. Sets `gen_command` and `gen_deps` in the
+# caller.
 function(_ansor_generator_command gen)
   set(gen_command "${gen}")
   set(gen_deps "${gen}")
   if(TARGET Ansor::ansor-gen AND NOT ANSOR_GEN_EXECUTABLE)
-    set(gen_command Ansor::ansor-gen)
-    set(gen_deps Ansor::ansor-gen)
+    get_target_property(imported Ansor::ansor-gen IMPORTED)
+    if(imported)
+      set(gen_command Ansor::ansor-gen)
+      set(gen_deps Ansor::ansor-gen)
+    endif()
   endif()
   if(TARGET ansor_generator_bootstrap)
     list(APPEND gen_deps ansor_generator_bootstrap)
