@@ -21,23 +21,13 @@
 #include <limits>
 #include <vector>
 
+#include "../sanitized_build.h"
+
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // Fewer points under the sanitizers, which make the double references several times slower.
-constexpr uint32_t kStride = kSanitized ? 16411 : 2053;  // primes: varied mantissas
-constexpr int kDensePoints = kSanitized ? 20000 : 200000;  // per dense range
+constexpr uint32_t kStride = ansor_test::kSanitizedBuild ? 16411 : 2053;  // primes: varied mantissas
+constexpr int kDensePoints = ansor_test::kSanitizedBuild ? 20000 : 200000;  // per dense range
 
 template <int N>
 using fvec = ansor_rt::vec<float, N>;

@@ -17,6 +17,7 @@
 #include "lower/interpreter.h"
 #include "lower/lowered_kernel.h"
 #include "records/record.h"
+#include "../sanitized_build.h"
 
 namespace ansor::test {
 
@@ -33,15 +34,7 @@ kernel add1 {
 }
 )";
 
-// Whether this build runs under sanitizers, which make the generator several times slower:
-// tests that sweep many seeds sweep fewer there, and the Release stage sweeps them all.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool kSanitizedBuild = true;
-#elif defined(__has_feature)
-inline constexpr bool kSanitizedBuild = __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer);
-#else
-inline constexpr bool kSanitizedBuild = false;
-#endif
+using ansor_test::kSanitizedBuild;
 
 inline Program parse(const std::string& text, const std::string& path = "test.def") {
   auto file = std::make_shared<SourceFile>();
