@@ -209,6 +209,22 @@ inline void ldmatrix_x4(const uint16_t* row, uint32_t (&r)[4]) {
   lanes.arrive_and_wait();
 }
 
+// The value that lane source(lane) of this warp gave: every lane deposits its own, the warp
+// meets, each lane reads the one it wants, and the warp meets again before any deposits its
+// next (warp shuffles).
+template <class T, class Source>
+T exchange_in_warp(T value, Source source) {
+  static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>, "shuffles of up to 8 bytes");
+  const unsigned thread = linear_thread(), lane = thread % 32, warp = thread / 32;
+  std::barrier<>& lanes = *current_block->warps[warp];
+  std::memcpy(&current_block->lanes[thread], &value, sizeof(T));
+  lanes.arrive_and_wait();
+  T result;
+  std::memcpy(&result, &current_block->lanes[warp * 32 + source(lane)], sizeof(T));
+  lanes.arrive_and_wait();
+  return result;
+}
+
 }  // namespace ansor_cuda_emulation
 
 inline void __syncthreads() { ansor_cuda_emulation::current_block->threads.arrive_and_wait(); }
@@ -216,34 +232,19 @@ inline void __syncthreads() { ansor_cuda_emulation::current_block->threads.arriv
 // The value of lane (this lane ^ lane_mask) of this warp, within segments of `width` lanes.
 template <class T>
 T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
-  static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>, "shuffles of up to 8 bytes");
-  using ansor_cuda_emulation::current_block;
-  const unsigned thread = ansor_cuda_emulation::linear_thread(), lane = thread % 32, warp = thread / 32;
-  std::barrier<>& lanes = *current_block->warps[warp];
-  std::memcpy(&current_block->lanes[thread], &value, sizeof(T));
-  lanes.arrive_and_wait();
-  unsigned source = lane ^ static_cast<unsigned>(lane_mask);
-  if (source / static_cast<unsigned>(width) != lane / static_cast<unsigned>(width)) source = lane;
-  T result;
-  std::memcpy(&result, &current_block->lanes[warp * 32 + source], sizeof(T));
-  lanes.arrive_and_wait();
-  return result;
+  return ansor_cuda_emulation::exchange_in_warp(value, [&](unsigned lane) {
+    const unsigned source = lane ^ static_cast<unsigned>(lane_mask), segment = static_cast<unsigned>(width);
+    return source / segment == lane / segment ? source : lane;
+  });
 }
 
 // The value of lane `source` of this warp (of its segment of `width` lanes).
 template <class T>
 T __shfl_sync(unsigned, T value, int source, int width = 32) {
-  static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>, "shuffles of up to 8 bytes");
-  using ansor_cuda_emulation::current_block;
-  const unsigned thread = ansor_cuda_emulation::linear_thread(), lane = thread % 32, warp = thread / 32;
-  std::barrier<>& lanes = *current_block->warps[warp];
-  std::memcpy(&current_block->lanes[thread], &value, sizeof(T));
-  lanes.arrive_and_wait();
-  const unsigned segment = lane / static_cast<unsigned>(width) * static_cast<unsigned>(width);
-  T result;
-  std::memcpy(&result, &current_block->lanes[warp * 32 + segment + static_cast<unsigned>(source) % static_cast<unsigned>(width)], sizeof(T));
-  lanes.arrive_and_wait();
-  return result;
+  return ansor_cuda_emulation::exchange_in_warp(value, [&](unsigned lane) {
+    const unsigned segment = static_cast<unsigned>(width);
+    return lane / segment * segment + static_cast<unsigned>(source) % segment;
+  });
 }
 
 inline float __int_as_float(int bits) {
