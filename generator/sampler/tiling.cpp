@@ -201,9 +201,10 @@ std::vector<TensorizeChoice> warp_tile_choices(const SamplerContext& ctx, const 
       int k_axis = -1;
       for (size_t r = 0; r < red.axes.size(); ++r) {
         const IterVar& axis = red.axes[r];
+        if (axis.var.get() != k) continue;
         const bool whole_steps = axis.extent % option.depth == 0;
         const bool zero_past_end = axis.extent > option.depth && ends_with_reduction(state, a, axis) && ends_with_reduction(state, b, axis);
-        if (axis.var.get() == k && (whole_steps || zero_past_end)) k_axis = static_cast<int>(r);
+        if (whole_steps || zero_past_end) k_axis = static_cast<int>(r);
       }
       bool lhs_reads_n = false, rhs_reads_n = false, rhs_reads_k = false;
       for (const Expr& i : lhs->indices) lhs_reads_n = lhs_reads_n || uses_var(i, n);
