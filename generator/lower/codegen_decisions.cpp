@@ -103,14 +103,20 @@ class DecisionWalker {
     const Expr to_index = flat_expr(to, st->indices), from_index = flat_expr(from, load->indices);
     const VarNode* lane = f.var.get();
     if (linear_coefficient(to_index, lane) != 1 || linear_coefficient(from_index, lane) != 1) return std::nullopt;
-    auto first_is_multiple_of_lanes = [&](const Expr& index) {
-      LinearForm form = linearize(simplify(substitute(index, {{lane, int_imm(0)}}), ranges_));
-      bool multiple = form.constant % f.extent == 0;
-      for (const LinearForm::Term& t : form.terms) multiple = multiple && t.coef % f.extent == 0;
-      return multiple;
-    };
-    if (!first_is_multiple_of_lanes(to_index) || !first_is_multiple_of_lanes(from_index)) return std::nullopt;
+    if (!multiple_of_lanes(on_first_lane(to_index, f), f) || !multiple_of_lanes(on_first_lane(from_index, f), f)) return std::nullopt;
     return VectorCopy{static_cast<int>(f.extent), to.scope == BufferScope::Param || from.scope == BufferScope::Param, copies_if};
+  }
+
+  // e with vector loop f's lane at 0.
+  Expr on_first_lane(const Expr& e, const ForNode& f) const { return simplify(substitute(e, {{f.var.get(), int_imm(0)}}), ranges_); }
+
+  // Whether e is a multiple of f's lanes whatever the loops' values: its constant and every
+  // coefficient are.
+  static bool multiple_of_lanes(const Expr& e, const ForNode& f) {
+    const LinearForm form = linearize(e);
+    bool multiple = form.constant % f.extent == 0;
+    for (const LinearForm::Term& t : form.terms) multiple = multiple && t.coef % f.extent == 0;
+    return multiple;
   }
 
   // `cond` written without vector loop f's lane, where it has the same value on every lane:
@@ -130,11 +136,8 @@ class DecisionWalker {
         if (!cmp || (cmp->op != BinaryOp::LT && cmp->op != BinaryOp::GE) || !edge || *edge % f.extent != 0 ||
             linear_coefficient(cmp->a, lane) != 1)
           return nullptr;
-        const Expr first = simplify(substitute(cmp->a, {{lane, int_imm(0)}}), ranges_);
-        const LinearForm form = linearize(first);
-        bool whole_vectors = form.constant % f.extent == 0;
-        for (const LinearForm::Term& t : form.terms) whole_vectors = whole_vectors && t.coef % f.extent == 0;
-        if (!whole_vectors) return nullptr;
+        const Expr first = on_first_lane(cmp->a, f);
+        if (!multiple_of_lanes(first, f)) return nullptr;
         uniform = cmp->op == BinaryOp::LT ? lt(first, cmp->b) : ge(first, cmp->b);
       }
       out = out ? logical_and(out, uniform) : uniform;

@@ -53,13 +53,17 @@ __device__ __forceinline__ double infinity<double>() {
 
 // ---- Vector copies ----------------------------------------------------------------------------
 
+// The type of one access of N elements of T: 4, 8 or 16 bytes.
+template <int N, class T, int Bytes = N * static_cast<int>(sizeof(T))>
+using VectorOf = typename std::conditional<Bytes == 16, int4, typename std::conditional<Bytes == 8, int2, int>::type>::type;
+
 // Copies N (2 to 8) consecutive 2- or 4-byte elements, 4, 8 or 16 bytes: as one vector when both
 // addresses are aligned to it (Aligned), else element by element.
 template <int N, bool Aligned, class T>
 __device__ __forceinline__ void copy_vector(T* to, const T* from) {
   constexpr int bytes = N * static_cast<int>(sizeof(T));
   static_assert(N >= 2 && (bytes == 4 || bytes == 8 || bytes == 16), "vectors of 4, 8 or 16 bytes");
-  using Vector = typename std::conditional<bytes == 16, int4, typename std::conditional<bytes == 8, int2, int>::type>::type;
+  using Vector = VectorOf<N, T>;
   if constexpr (Aligned) {
     *reinterpret_cast<Vector*>(to) = *reinterpret_cast<const Vector*>(from);
   } else {
@@ -76,10 +80,8 @@ __device__ __forceinline__ void copy_vector_or_zero(T* to, const T* from, bool c
     copy_vector<N, Aligned>(to, from);
     return;
   }
-  constexpr int bytes = N * static_cast<int>(sizeof(T));
-  using Vector = typename std::conditional<bytes == 16, int4, typename std::conditional<bytes == 8, int2, int>::type>::type;
   if constexpr (Aligned) {
-    *reinterpret_cast<Vector*>(to) = Vector{};
+    *reinterpret_cast<VectorOf<N, T>*>(to) = VectorOf<N, T>{};
   } else {
 #pragma unroll
     for (int i = 0; i < N; ++i) to[i] = T{};
