@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the kernels.def parser fuzzer for a fixed time, as CI does: a temporary writable corpus
-# seeded from tests/fuzz/corpus, the dictionary, and limits that turn hangs and memory blow-ups
-# into failures. Exits non-zero on any crash, leak, timeout or out-of-memory, keeping the
-# reproducer; prints the number of executions either way.
+# Runs the kernels.def parser fuzzer for a fixed time, as CI does: one fuzzing process per core
+# (libFuzzer's fork mode), a temporary writable corpus seeded from tests/fuzz/corpus, the
+# dictionary, and limits that turn hangs and memory blow-ups into failures. Exits non-zero on any
+# crash, leak, timeout or out-of-memory, keeping the reproducer; prints the number of executions
+# either way.
 #
 # usage: run_parser_fuzzer.sh FUZZER_BINARY SECONDS
 set -euo pipefail
@@ -20,13 +21,14 @@ mkdir "$work/corpus" "$work/artifacts"
 cp "$here"/corpus/* "$work/corpus/"
 
 status=0
-"$fuzzer" "$work/corpus" \
+"$fuzzer" "$work/corpus" -fork="$(nproc)" \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-  -dict="$here/kernels_def.dict" -print_final_stats=1 \
+  -dict="$here/kernels_def.dict" \
   -artifact_prefix="$work/artifacts/" >"$work/fuzzer.log" 2>&1 || status=$?
 
-executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/fuzzer.log" | tail -n 1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzzer.log" | tail -n 1)
+# The fork mode's progress lines: "#EXECUTIONS: cov: ... exec/s RATE ...".
+executions=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$work/fuzzer.log" | tail -n 1)
+rate=$(sed -n 's/^#[0-9]*: cov:.* exec\/s \([0-9]*\) .*/\1/p' "$work/fuzzer.log" | tail -n 1)
 artifacts=$(find "$work/artifacts" -type f)
 
 if [ "$status" -ne 0 ] || [ -n "$artifacts" ]; then
@@ -39,6 +41,5 @@ if [ "$status" -ne 0 ] || [ -n "$artifacts" ]; then
   exit 1
 fi
 
-grep '^stat::' "$work/fuzzer.log"
-echo "parser fuzzer: ${executions:-0} executions in ${seconds} s (${rate:-?} per second), no failures"
+echo "parser fuzzer: ${executions:-0} executions in ${seconds} s on $(nproc) cores (${rate:-?} per second), no failures"
 rm -rf "$work"

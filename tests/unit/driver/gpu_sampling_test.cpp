@@ -20,7 +20,7 @@ namespace {
 
 TEST(GpuSampling, EveryRandomProgramOfEveryTestKernelLowersAndLaunches) {
   const Program program = load_program_file(std::string(ANSOR_SOURCE_DIR) + "/tests/kernels/kernels.def");
-  const int seeds = test::kSanitizedBuild ? 20 : 100;
+  const int seeds = test::kSanitizedBuild ? 10 : 100;
   for (const char* arch : {"cuda:sm_80", "cuda:sm_90"}) {
     const Target target = resolve_cuda_target(arch);
     const SamplerContext ctx = sampler_context_for(target);

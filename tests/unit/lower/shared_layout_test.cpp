@@ -201,8 +201,9 @@ TEST(SharedLayoutTest, TensorCoreFragmentsReadPaddedCopiesInFewerPasses) {
   const auto dag = f16_matmul();
   const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
   const LoweredKernel naive = lower_state(State(dag), "naive");
+  const uint64_t seeds = test::kSanitizedBuild ? 3 : 8;
   int fewer = 0;
-  for (uint64_t seed = 0; seed < 8; ++seed) {
+  for (uint64_t seed = 0; seed < seeds; ++seed) {
     const LoweredKernel k = lower_for(random_program(dag, ctx, seed));
     ASSERT_FALSE(k.tensor_calls.empty()) << "seed " << seed;
     for (const auto& [loop, call] : k.tensor_calls) {
@@ -217,7 +218,7 @@ TEST(SharedLayoutTest, TensorCoreFragmentsReadPaddedCopiesInFewerPasses) {
     EXPECT_NE(emit_cuda_kernel(k, kernel_params(*dag), "k").find("mma_f16_f32<"), std::string::npos);
     EXPECT_TRUE(test::computes_like(naive, k)) << "seed " << seed;
   }
-  EXPECT_GE(fewer, 8) << "of 16 copies";
+  EXPECT_GE(fewer, static_cast<int>(seeds)) << "of " << 2 * seeds << " copies";
 }
 
 }  // namespace

@@ -208,7 +208,7 @@ TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
   for (const auto& [kernel, expected] : kernels) {
     const auto dag = dag_named(kernel);
     const LoweredKernel naive = lower_state(State(dag), "naive");
-    for (uint64_t seed = 0; seed < 6; ++seed) {
+    for (uint64_t seed = 0; seed < (test::kSanitizedBuild ? 3 : 6); ++seed) {
       const State s = random_program(dag, ctx, seed);
       const LoweredKernel k = lower_for(s, sm80());
       ASSERT_FALSE(k.tensor_calls.empty()) << kernel << " seed " << seed << "\n" << to_string(k);

@@ -129,7 +129,7 @@ TEST(AnnotationTest, GpuProgramsRunBlockByBlockOnTheCpu) {
     std::vector<std::vector<double>> inputs = inputs_for(naive), expected = inputs;
     interpret(naive, expected);
     for (const Sketch& sketch : generate_sketches(dag, ctx, SketchRules::gpu())) {
-      for (uint64_t seed = 0; seed < 5; ++seed) {
+      for (uint64_t seed = 0; seed < (test::kSanitizedBuild ? 2 : 5); ++seed) {
         std::mt19937_64 rng(seed);
         expect_matches_naive(annotator.annotate(sketch.state, rng), naive, inputs, expected, kernel.name + " on GPU");
       }

@@ -306,7 +306,7 @@ TEST(TensorizeSketchTest, AmxProgramsCallTileRowsAndComputeTheNaiveResult) {
     auto catalog = std::make_shared<const SketchCatalog>(generate_sketches(amx_dag(kernel), ctx, SketchRules::cpu()));
     Mutator mutator(ctx, catalog);
     std::mt19937_64 rng(7);
-    for (int draw = 0; draw < 6; ++draw) {
+    for (int draw = 0; draw < (test::kSanitizedBuild ? 3 : 6); ++draw) {
       State program = sample_program(catalog->sketches(), annotator, rng);
       for (int generation = 0; generation < 3; ++generation) {
         const LoweredKernel k = lower_state(program, "k", options);
