@@ -20,9 +20,6 @@ namespace {
 constexpr int64_t kMmaRows = 16, kMmaCols = 8, kMmaDepth = 16, kTf32Depth = 8, kLaneRows = 2, kLaneCols = 2;
 constexpr int kMmaMinArch = 80;
 
-float f16_value(uint16_t x) { return ansor_rt::f16_to_f32(x); }
-float bf16_value(uint16_t x) { return ansor_rt::bf16_to_f32(x); }
-float tf32_value(float x) { return ansor_rt::tf32(x); }
 
 // One lane's nest, outermost first: (k: depth, mi: m_tiles, h: 2, nj: n_tiles, c: 2), the tile
 // counts' axes left out where they are 1 (lowering drops loops of one iteration). The lane's
@@ -79,16 +76,16 @@ TensorIntrinsic mma_row(const std::string& kind, DType input, int64_t depth, int
   return row;
 }
 
-const std::vector<TensorIntrinsic>& rows() {
+const std::vector<TensorIntrinsic>& mma_rows() {
   static const std::vector<TensorIntrinsic> table = [] {
     std::vector<TensorIntrinsic> t;
     // A warp's tile of up to 4 × 4 instruction tiles: 64 accumulators per lane, which leaves
     // registers for the fragments and the addresses.
     for (int64_t m_tiles : {4, 2, 1})
       for (int64_t n_tiles : {4, 2, 1}) {
-        t.push_back(mma_row<uint16_t>("f16", DType::F16, kMmaDepth, m_tiles, n_tiles, f16_value));
-        t.push_back(mma_row<uint16_t>("bf16", DType::BF16, kMmaDepth, m_tiles, n_tiles, bf16_value));
-        t.push_back(mma_row<float>("tf32", DType::F32, kTf32Depth, m_tiles, n_tiles, tf32_value));
+        t.push_back(mma_row<uint16_t>("f16", DType::F16, kMmaDepth, m_tiles, n_tiles, ansor_rt::f16_to_f32));
+        t.push_back(mma_row<uint16_t>("bf16", DType::BF16, kMmaDepth, m_tiles, n_tiles, ansor_rt::bf16_to_f32));
+        t.push_back(mma_row<float>("tf32", DType::F32, kTf32Depth, m_tiles, n_tiles, ansor_rt::tf32));
       }
     return t;
   }();
@@ -97,6 +94,6 @@ const std::vector<TensorIntrinsic>& rows() {
 
 }  // namespace
 
-IntrinsicTable cuda_tensor_intrinsics() { return rows(); }
+IntrinsicTable cuda_tensor_intrinsics() { return mma_rows(); }
 
 }  // namespace ansor

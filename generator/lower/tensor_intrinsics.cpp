@@ -51,7 +51,6 @@ void interpret_nest(const void* lhs, const void* rhs, void* out, const Intrinsic
   for_each_nest_point(shape, [&](int64_t lo, int64_t ro, int64_t oo) { o[oo] = accumulate(o[oo], widen_lhs(l[lo]) * widen_rhs(r[ro])); });
 }
 
-float bf16_value(uint16_t x) { return ansor_rt::bf16_to_f32(x); }
 template <class T>
 int32_t int_value(T x) {
   return x;
@@ -134,17 +133,17 @@ std::array<TensorIntrinsic, 2> byte_rows(const std::string& prefix, const std::s
                   })};
 }
 
-const std::vector<TensorIntrinsic>& rows() {
+const std::vector<TensorIntrinsic>& cpu_rows() {
   static const std::vector<TensorIntrinsic> table = [] {
     std::vector<TensorIntrinsic> t;
-    add_amx_rows<uint16_t, uint16_t, float>(t, "bf16", DType::BF16, DType::BF16, DType::F32, "amx-bf16", bf16_value, bf16_value);
+    add_amx_rows<uint16_t, uint16_t, float>(t, "bf16", DType::BF16, DType::BF16, DType::F32, "amx-bf16", ansor_rt::bf16_to_f32, ansor_rt::bf16_to_f32);
     add_amx_rows<uint8_t, int8_t, int32_t>(t, "u8s8", DType::U8, DType::I8, DType::I32, "amx-int8", int_value<uint8_t>, int_value<int8_t>);
     add_amx_rows<int8_t, int8_t, int32_t>(t, "s8s8", DType::I8, DType::I8, DType::I32, "amx-int8", int_value<int8_t>, int_value<int8_t>);
     add_amx_rows<int8_t, uint8_t, int32_t>(t, "s8u8", DType::I8, DType::U8, DType::I32, "amx-int8", int_value<int8_t>, int_value<uint8_t>);
     add_amx_rows<uint8_t, uint8_t, int32_t>(t, "u8u8", DType::U8, DType::U8, DType::I32, "amx-int8", int_value<uint8_t>, int_value<uint8_t>);
     t.push_back(dot_row("avx512bf16_dot2x16", DType::BF16, DType::BF16, DType::F32, 16, 2, "avx512bf16", "avx512",
                                               "dot_bf16x2_f32x16", [](const void* l, const void* r, void* o) {
-                                                interpret_dot<uint16_t, uint16_t, float>(l, r, o, 16, 2, bf16_value, bf16_value);
+                                                interpret_dot<uint16_t, uint16_t, float>(l, r, o, 16, 2, ansor_rt::bf16_to_f32, ansor_rt::bf16_to_f32);
                                               }));
     for (TensorIntrinsic& row : byte_rows<16>("avx512vnni", "avx512vnni", "avx512")) t.push_back(std::move(row));
     // AVX-VNNI: VPDPBUSD on ymm registers, for AVX2 machines that have it (Alder Lake and later
@@ -180,7 +179,7 @@ void for_each_nest_point(const IntrinsicCallShape& shape, const std::function<vo
   }
 }
 
-IntrinsicTable cpu_tensor_intrinsics() { return rows(); }
+IntrinsicTable cpu_tensor_intrinsics() { return cpu_rows(); }
 
 namespace {
 
@@ -198,7 +197,7 @@ bool offers(const Target& target, const TensorIntrinsic& row) {
 
 std::vector<const TensorIntrinsic*> tensor_intrinsics_for(const Target& target) {
   std::vector<const TensorIntrinsic*> out;
-  for (const TensorIntrinsic& row : target.kind == Target::Kind::Cuda ? cuda_tensor_intrinsics() : rows())
+  for (const TensorIntrinsic& row : target.kind == Target::Kind::Cuda ? cuda_tensor_intrinsics() : cpu_rows())
     if (offers(target, row)) out.push_back(&row);
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
+#include "sampler/random_choice.h"
 #include "sampler/sketch_rule.h"
 #include "schedule/bound_inference.h"
 #include "schedule/random_schedule.h"
@@ -16,11 +17,6 @@ namespace ansor {
 namespace {
 
 bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
-
-template <class T>
-const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
-  return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
-}
 
 bool is_tiled(const Stage& st) { return !st.relations.empty() && st.op->reduction(); }
 

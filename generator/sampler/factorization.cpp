@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "sampler/random_choice.h"
+
 namespace ansor {
 
 namespace {
@@ -42,11 +44,6 @@ void enumerate(int64_t rest, int n, int64_t max_innermost, std::vector<int64_t>&
 }
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
-
-template <class T>
-const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
-  return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
-}
 
 }  // namespace
 

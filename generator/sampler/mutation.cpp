@@ -6,17 +6,13 @@
 
 #include "sampler/gpu_binding.h"
 #include "sampler/program_builder.h"
+#include "sampler/random_choice.h"
 #include "sampler/sketch_rule.h"
 #include "schedule/steps.h"
 
 namespace ansor {
 
 namespace {
-
-template <class T>
-const T& pick(const std::vector<T>& xs, std::mt19937_64& rng) {
-  return xs[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng)];
-}
 
 template <class T>
 std::vector<T> shuffled(std::vector<T> xs, std::mt19937_64& rng) {
