@@ -20,7 +20,6 @@ namespace {
 constexpr int64_t kMmaRows = 16, kMmaCols = 8, kMmaDepth = 16, kTf32Depth = 8, kLaneRows = 2, kLaneCols = 2;
 constexpr int kMmaMinArch = 80;
 
-
 // One lane's nest, outermost first: (k: depth, mi: m_tiles, h: 2, nj: n_tiles, c: 2), the tile
 // counts' axes left out where they are 1 (lowering drops loops of one iteration). The lane's
 // rows of tile mi are lhs rows (mi, h) and its columns rhs columns (nj, c), each any stride

@@ -21,7 +21,9 @@ mkdir "$work/corpus" "$work/artifacts"
 cp "$here"/corpus/* "$work/corpus/"
 
 status=0
-"$fuzzer" "$work/corpus" -fork="$(nproc)" \
+# Fork mode would go on past a timeout or an out-of-memory input: the first failure of any kind
+# ends the run.
+"$fuzzer" "$work/corpus" -fork="$(nproc)" -ignore_crashes=0 -ignore_timeouts=0 -ignore_ooms=0 \
   -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -dict="$here/kernels_def.dict" \
   -artifact_prefix="$work/artifacts/" >"$work/fuzzer.log" 2>&1 || status=$?
