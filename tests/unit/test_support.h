@@ -15,6 +15,7 @@
 
 #include "lang/program.h"
 #include "lower/interpreter.h"
+#include "lower/lower.h"
 #include "lower/lowered_kernel.h"
 #include "records/record.h"
 #include "../sanitized_build.h"
@@ -48,6 +49,30 @@ inline Program parse(const std::string& text, const std::string& path = "test.de
 inline std::filesystem::path test_temp_dir(const std::string& prefix) {
   return std::filesystem::temp_directory_path() /
          (prefix + "_" + std::to_string(::getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+}
+
+// A row-major buffer of `shape`, a parameter of f32 unless told otherwise.
+inline Buffer buffer(const std::string& name, std::vector<int64_t> shape, BufferScope scope = BufferScope::Param, DType dtype = DType::F32) {
+  Buffer b;
+  b.name = name;
+  b.dtype = dtype;
+  b.strides = row_major_strides(shape);
+  b.shape = std::move(shape);
+  b.scope = scope;
+  return b;
+}
+
+// The GPU the tests of GPU programs lower for.
+inline const Target& sm80() {
+  static const Target t = parse_target("cuda:sm_80");
+  return t;
+}
+
+// `s` lowered for `target` as the function "k".
+inline LoweredKernel lower_for(const State& s, const Target& target) {
+  LowerOptions options;
+  options.target = target;
+  return lower_state(s, "k", options);
 }
 
 inline std::shared_ptr<const ComputeDAG> dag_of(const Program& program, const std::string& kernel) {
@@ -122,6 +147,10 @@ inline ::testing::AssertionResult computes_like(const LoweredKernel& naive, cons
   }
   return ::testing::AssertionSuccess();
 }
+
+// The target and compiler of the records that the records tests make.
+inline constexpr const char* kRecordTarget = "cpu:x86_64:testcpu:avx2:t2";
+inline constexpr const char* kRecordCompiler = "clang++ (test) -O3";
 
 // A successful record of kernel `k` (the dag's kernel) measured at `seconds` per call.
 inline Record make_record(const ComputeDAG& dag, const std::string& target, const std::string& compiler, double seconds,

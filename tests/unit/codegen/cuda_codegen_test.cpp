@@ -26,7 +26,7 @@ namespace ansor {
 namespace {
 
 // Fewer under sanitizers, where the interpreter runs several times slower.
-constexpr int kSeedsPerKernel = test::kSanitizedBuild ? 4 : 8;
+constexpr int kSeedsPerKernel = test::kSanitizedBuild ? 2 : 8;
 
 struct GpuProgram {
   std::string kernel;
@@ -154,7 +154,8 @@ TEST(CudaProgramsTest, DefaultAndSampledGpuProgramsOfEveryTestKernelMatchTheNaiv
   EXPECT_GE(gpu.programs.size(), test_kernels().kernels.size() * kSeedsPerKernel);
   EXPECT_GE(shared, 40);
   EXPECT_GE(barriers, 40);
-  EXPECT_GE(across_threads, 15);
+  // Three kernels reduce across threads in each of their programs, five use tensor cores.
+  EXPECT_GE(across_threads, 3 * (kSeedsPerKernel + 1));
   EXPECT_GE(tensor_cores, 5 * (kSeedsPerKernel + 1));
 }
 
@@ -217,15 +218,19 @@ TEST(CudaProgramsTest, NormalisationsOverLongRowsAreOneLaunchWithTheRowsResultsI
   }
 }
 
+// What of a CUDA unit nvcc compiles: its device code alone (to a cubin), or the host code too.
+enum class NvccOutput { DeviceCode, Object };
+
 // nvcc's output compiling `source` for `arch` with ptxas's resource report; fails the test on an
 // error.
-std::string compile_with_nvcc(const std::string& nvcc, const std::string& source, const std::string& arch) {
+std::string compile_with_nvcc(const std::string& nvcc, const std::string& source, const std::string& arch, NvccOutput output_kind) {
   std::filesystem::path dir = test::test_temp_dir("cuda_codegen_" + arch);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "unit.cu") << source;
-  std::string command = fmt::format("{} -std=c++17 -O3 -arch={} -Xptxas -v -I{} -c {} -o {} 2>&1; echo \"exit $?\"", shell_quote(nvcc), arch,
-                                    shell_quote(std::string(ANSOR_SOURCE_DIR) + "/runtime/include"), shell_quote((dir / "unit.cu").string()),
-                                    shell_quote((dir / "unit.o").string()));
+  const bool object = output_kind == NvccOutput::Object;
+  std::string command = fmt::format("{} -std=c++17 -O3 -arch={} -Xptxas -v -I{} {} {} -o {} 2>&1; echo \"exit $?\"", shell_quote(nvcc), arch,
+                                    shell_quote(std::string(ANSOR_SOURCE_DIR) + "/runtime/include"), object ? "-c" : "-cubin",
+                                    shell_quote((dir / "unit.cu").string()), shell_quote((dir / (object ? "unit.o" : "unit.cubin")).string()));
   std::string output = run_command_output(command);
   EXPECT_NE(output.find("exit 0"), std::string::npos) << output.substr(0, 4000);
   EXPECT_EQ(output.find("warning"), std::string::npos) << output.substr(0, 4000);
@@ -257,12 +262,16 @@ TEST(CudaCompileTest, EmittedCudaCompilesWithNvccAndDefaultSchedulesDoNotSpill) 
   }
   const std::string default_unit = cuda_unit(defaults), sampled_unit = cuda_unit(sampled);
   if (test::kSanitizedBuild) GTEST_SKIP() << "nvcc's work does not depend on this build's sanitizers: the Release stage compiles the units";
+  // Compiling the host side (the launches) took a fifth of this test: the default programs' unit
+  // compiles it once, for sm_80, and the others their device code alone (the emulated CUDA
+  // libraries compile every sampled program's host side as C++).
   for (const char* arch : {"sm_80", "sm_90"}) {
-    std::map<std::string, int> spills = spilled_bytes(compile_with_nvcc(nvcc, default_unit, arch));
+    const NvccOutput output = std::string(arch) == "sm_80" ? NvccOutput::Object : NvccOutput::DeviceCode;
+    std::map<std::string, int> spills = spilled_bytes(compile_with_nvcc(nvcc, default_unit, arch, output));
     EXPECT_GE(spills.size(), defaults.size()) << arch;
     for (const auto& [function, bytes] : spills) EXPECT_EQ(bytes, 0) << arch << ": " << function << " spills";
   }
-  std::map<std::string, int> spills = spilled_bytes(compile_with_nvcc(nvcc, sampled_unit, "sm_80"));
+  std::map<std::string, int> spills = spilled_bytes(compile_with_nvcc(nvcc, sampled_unit, "sm_80", NvccOutput::DeviceCode));
   EXPECT_GE(spills.size(), sampled.size());
 }
 

@@ -241,6 +241,9 @@ TEST(DagTextTest, RebuildsAndReplaysEveryRecordOfTheRepositoryCache) {
     std::ifstream in(entry.path());
     std::string line;
     for (int number = 1; std::getline(in, line); ++number) {
+      // Under sanitizers a fourth of them: the code paths are the same, and the Release stage
+      // checks every record.
+      if (test::kSanitizedBuild && number % 4 != 1) continue;
       SCOPED_TRACE(entry.path().filename().string() + ":" + std::to_string(number));
       Record r = record_from_line(line);
       ++records;
@@ -255,7 +258,7 @@ TEST(DagTextTest, RebuildsAndReplaysEveryRecordOfTheRepositoryCache) {
       ++lowered;
     }
   }
-  EXPECT_GE(records, 100);
+  EXPECT_GE(records, test::kSanitizedBuild ? 25 : 100);
   std::printf("%d records of %zu workloads, %d replayed and lowered\n", records, dags.size(), lowered);
 }
 

@@ -3,22 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace ansor {
 namespace {
-
-Buffer buffer(const std::string& name, std::vector<int64_t> shape) {
-  Buffer b;
-  b.name = name;
-  b.strides = row_major_strides(shape);
-  b.shape = std::move(shape);
-  return b;
-}
 
 class BufferAccessTest : public ::testing::Test {
  protected:
   void SetUp() override {
     kernel_.name = "k";
-    kernel_.buffers = {buffer("A", {8, 16}), buffer("C", {8})};
+    kernel_.buffers = {test::buffer("A", {8, 16}), test::buffer("C", {8})};
   }
 
   std::vector<BufferAccess> accesses_of(const Stmt& store) { return store_accesses(kernel_, *store->as<StoreNode>()); }
@@ -84,16 +78,16 @@ TEST_F(BufferAccessTest, StridesAreCoefficientsOrAverageSteps) {
 }
 
 TEST(ContiguousRunTest, InnerDimensionsJoinWhileWholeAndUnpadded) {
-  Buffer b = buffer("T", {4, 8, 16});
+  Buffer b = test::buffer("T", {4, 8, 16});
   EXPECT_EQ(contiguous_elements(b, {2, 8, 16}), 256);
   EXPECT_EQ(contiguous_elements(b, {2, 4, 16}), 64);
   EXPECT_EQ(contiguous_elements(b, {2, 8, 4}), 4);
   Buffer padded = b;
   padded.strides = {8 * 17, 17, 1};  // storage_align pads rows to 17
   EXPECT_EQ(contiguous_elements(padded, {2, 8, 16}), 16);
-  EXPECT_EQ(contiguous_elements(buffer("S", {}), {}), 1);
+  EXPECT_EQ(contiguous_elements(test::buffer("S", {}), {}), 1);
   // A local buffer laid out in its loops' order: the first dimension contiguous.
-  Buffer columns = buffer("L", {16, 2});
+  Buffer columns = test::buffer("L", {16, 2});
   columns.strides = {1, 16};
   EXPECT_EQ(contiguous_elements(columns, {16, 2}), 32);
   EXPECT_EQ(contiguous_elements(columns, {8, 2}), 8);

@@ -70,14 +70,6 @@ class FeaturesTest : public ::testing::Test {
   std::string program_text_;
 };
 
-Buffer buffer(const std::string& name, std::vector<int64_t> shape) {
-  Buffer b;
-  b.name = name;
-  b.strides = row_major_strides(shape);
-  b.shape = std::move(shape);
-  return b;
-}
-
 TEST_F(FeaturesTest, CopyHasNoArithmeticAndStreamsBothBuffers) {
   std::vector<StoreFeatures> rows = rows_of(initial("copy"));
   ASSERT_EQ(rows.size(), 1u) << program_text_;
@@ -329,7 +321,7 @@ TEST_F(FeaturesTest, RaggedTilesCountWastedLanesAndGuardedIterations) {
 // A mask whose count depends on an outer loop wastes lanes in the iterations where it is short.
 TEST(FeaturesMaskTest, MasksCountedAtRunTimeWasteTheLanesTheyLeave) {
   LoweredKernel k;
-  k.buffers = {buffer("A", {64}), buffer("B", {64})};
+  k.buffers = {test::buffer("A", {64}), test::buffer("B", {64})};
   k.params = {0, 1};
   Var o = make_var("o"), v = make_var("v");
   Expr i = add(mul(o, int_imm(16)), v);
@@ -479,7 +471,7 @@ TEST(FeaturesGpuTest, BindingsGiveTheirLengths) {
   Var bx = make_var("bx"), vt = make_var("vt"), tx = make_var("tx"), c = make_var("c"), t = make_var("t");
   Expr i = add(add(mul(bx, 64), mul(vt, 32)), tx), j = add(mul(c, 16), t);
   LoweredKernel k;
-  k.buffers = {buffer("A", {256}), buffer("B", {256}), buffer("S", {48})};
+  k.buffers = {test::buffer("A", {256}), test::buffer("B", {256}), test::buffer("S", {48})};
   k.buffers[2].scope = BufferScope::Shared;
   k.params = {0, 1};
   Stmt fetch = make_for(c, 3, ForKind::Serial, make_for(t, 16, ForKind::ThreadBinding, make_store("S", {j}, load("A", DType::F32, {j})), IterAnnotation::ThreadX));
@@ -511,7 +503,7 @@ TEST(FeaturesGpuTest, BindingsGiveTheirLengths) {
 
 TEST(FeaturesPositionTest, AnnotatedLoopsArePlacedByWhatTheyIndex) {
   LoweredKernel k;
-  k.buffers = {buffer("X", {16, 4, 4, 4}), buffer("Y", {4, 4, 4}), buffer("Z", {4, 4, 4})};
+  k.buffers = {test::buffer("X", {16, 4, 4, 4}), test::buffer("Y", {4, 4, 4}), test::buffer("Z", {4, 4, 4})};
   k.params = {0, 1, 2};
   Var p = make_var("p"), u = make_var("u"), v = make_var("v");
   Var r0 = make_var("r0"), r1 = make_var("r1"), r2 = make_var("r2"), a = make_var("a"), b = make_var("b");
@@ -547,7 +539,7 @@ TEST(FeaturesPositionTest, AnnotatedLoopsArePlacedByWhatTheyIndex) {
       a, 4, ForKind::Parallel,
       make_allocate("L", make_for(r0, 4, ForKind::Unrolled,
                                   make_store("L", {int_imm(0)}, add(load("L", DType::F32, {int_imm(0)}), load("X", DType::F32, {a, r0, int_imm(0), int_imm(0)}))))));
-  k.buffers.push_back(buffer("L", {1}));
+  k.buffers.push_back(test::buffer("L", {1}));
   k.buffers.back().scope = BufferScope::Local;
   k.body = make_seq({first, second, third, fourth});
   std::vector<StoreFeatures> rows = extract_features(k, kRaw);
@@ -579,7 +571,7 @@ TEST(FeaturesPositionTest, AnnotatedLoopsArePlacedByWhatTheyIndex) {
 TEST(FeaturesErrorTest, AStoreToAnUnknownBufferIsNamed) {
   LoweredKernel k;
   k.name = "broken";
-  k.buffers = {buffer("A", {4})};
+  k.buffers = {test::buffer("A", {4})};
   k.body = make_store("Q", {int_imm(0)}, load("A", DType::F32, {int_imm(0)}));
   try {
     extract_features(k);

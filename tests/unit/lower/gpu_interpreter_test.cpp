@@ -23,7 +23,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kKernels = R"(
+constexpr const char* kGpuKernels = R"(
 kernel matmul {
   A = input f32[24, 16]
   B = const f32[16, 20]
@@ -224,7 +224,7 @@ struct SampledPrograms {
 const SampledPrograms& sampled_programs() {
   static const SampledPrograms sampled = [] {
     SampledPrograms out;
-    Program program = test::parse(kKernels, "gpu_interpreter_test.def");
+    Program program = test::parse(kGpuKernels, "gpu_interpreter_test.def");
     for (const Kernel& kernel : program.kernels) {
       auto dag = std::make_shared<const ComputeDAG>(kernel.dag);
       KernelCase c;

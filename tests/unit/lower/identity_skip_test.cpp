@@ -32,7 +32,7 @@ kernel pool {
 }
 )";
 
-std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
+std::shared_ptr<const ComputeDAG> skip_test_dag(const std::string& kernel) {
   static const Program program = test::parse(kConvDef);
   return test::dag_of(program, kernel);
 }
@@ -83,7 +83,7 @@ void expect_conv_result(const LoweredKernel& k) {
 TEST(IdentitySkipTest, NaiveConvolutionSkipsTheTapsOnThePadding) {
   // The naive nest h, w, k, rc, ry, rx: both the row test (h, ry) and the column test (w, rx)
   // sit around whole runs of reduction loops.
-  State s(dag_named("conv"));
+  State s(skip_test_dag("conv"));
   LoweredKernel k = lower_state(s, "conv");
   std::vector<std::string> conditions = skip_conditions(k);
   ASSERT_FALSE(conditions.empty()) << to_string(k);
@@ -99,7 +99,7 @@ TEST(IdentitySkipTest, NaiveConvolutionSkipsTheTapsOnThePadding) {
 TEST(IdentitySkipTest, NoTestInsideATileOfOutputs) {
   // Output columns and channels inside the reduction loops (a register tile): the column test
   // would sit inside the tile and is not made; the row test stays around the tile.
-  State s(dag_named("conv"));
+  State s(skip_test_dag("conv"));
   const int conv = s.find_stage("Y");
   ASSERT_GE(conv, 0);
   // Leaves i0, i1, i2, i3, rc, ry, rx: order i0, i1, rc, ry, i2, i3, rx.
@@ -114,7 +114,7 @@ TEST(IdentitySkipTest, NoTestInsideATileOfOutputs) {
 
 TEST(IdentitySkipTest, TheCompiledProgramDoesNotUnswitchTheTests) {
   // Unswitching a test around whole tiles would copy the tiles for nothing.
-  State s(dag_named("conv"));
+  State s(skip_test_dag("conv"));
   LowerOptions as_scheduled;
   as_scheduled.expand_unrolled_loops = false;
   LoweredKernel compiled = lower_state(s, "conv");
@@ -123,7 +123,7 @@ TEST(IdentitySkipTest, TheCompiledProgramDoesNotUnswitchTheTests) {
 }
 
 TEST(IdentitySkipTest, MaxPoolingSkipsThePaddingOfItsIdentity) {
-  State s(dag_named("pool"));
+  State s(skip_test_dag("pool"));
   LoweredKernel k = lower_state(s, "pool");
   EXPECT_FALSE(skip_conditions(k).empty()) << to_string(k);
   std::vector<std::vector<double>> args = test::random_args(k, 7);
@@ -144,7 +144,7 @@ TEST(IdentitySkipTest, MaxPoolingSkipsThePaddingOfItsIdentity) {
 
 TEST(IdentitySkipTest, GpuProgramsKeepEveryTap) {
   // A block's threads must all reach the barriers that the skipped loops may hold.
-  State s = default_schedule(dag_named("conv"), SamplerContext::for_gpu(parse_target("cuda:sm_80")));
+  State s = default_schedule(skip_test_dag("conv"), SamplerContext::for_gpu(parse_target("cuda:sm_80")));
   LowerOptions options;
   options.target = parse_target("cuda:sm_80");
   EXPECT_TRUE(skip_conditions(lower_state(s, "conv", options)).empty());

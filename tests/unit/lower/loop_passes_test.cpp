@@ -15,20 +15,10 @@
 namespace ansor {
 namespace {
 
-Buffer buffer(const std::string& name, std::vector<int64_t> shape, BufferScope scope = BufferScope::Param, DType t = DType::F32) {
-  Buffer b;
-  b.name = name;
-  b.dtype = t;
-  b.strides = row_major_strides(shape);
-  b.shape = std::move(shape);
-  b.scope = scope;
-  return b;
-}
-
 // A kernel over A[64] and B[64] with the given body.
 LoweredKernel kernel_with(Stmt body) {
   LoweredKernel k;
-  k.buffers = {buffer("A", {64}), buffer("B", {64}), buffer("Flags", {64}, BufferScope::Param, DType::Bool)};
+  k.buffers = {test::buffer("A", {64}), test::buffer("B", {64}), test::buffer("Flags", {64}, BufferScope::Param, DType::Bool)};
   k.params = {0, 1, 2};
   k.body = std::move(body);
   return k;
@@ -229,7 +219,7 @@ TEST(LoopPassesTest, OnlyPrefixGuardsBecomeMasks) {
 // A[10, 10] copied to B in 4 x 4 tiles (3 x 3 of them, the last row and column ragged).
 LoweredKernel ragged_tiles(ForKind tile_kind) {
   LoweredKernel k;
-  k.buffers = {buffer("A", {10, 10}), buffer("B", {10, 10})};
+  k.buffers = {test::buffer("A", {10, 10}), test::buffer("B", {10, 10})};
   k.params = {0, 1};
   Var a = make_var("a"), b = make_var("b"), r = make_var("r"), c = make_var("c");
   Expr row = add(mul(a, int_imm(4)), r), col = add(mul(b, int_imm(4)), c);
@@ -346,16 +336,16 @@ TEST(LoopPassesTest, GuardsTheLoopsAroundThemDecideAreDropped) {
 
 TEST(LoopPassesTest, LargeLocalBuffersMoveToTheAllocator) {
   LoweredKernel k = kernel_with(make_seq({}));
-  k.buffers.push_back(buffer("small", {1024}, BufferScope::Local));
-  k.buffers.push_back(buffer("large", {64 * 1024}, BufferScope::Local));
-  k.buffers.push_back(buffer("shared", {64 * 1024}, BufferScope::Shared));
+  k.buffers.push_back(test::buffer("small", {1024}, BufferScope::Local));
+  k.buffers.push_back(test::buffer("large", {64 * 1024}, BufferScope::Local));
+  k.buffers.push_back(test::buffer("shared", {64 * 1024}, BufferScope::Shared));
   place_local_buffers(k);
   EXPECT_EQ(k.find_buffer("small")->scope, BufferScope::Local);
   EXPECT_EQ(k.find_buffer("large")->scope, BufferScope::LocalHeap);
   EXPECT_EQ(k.find_buffer("shared")->scope, BufferScope::Shared);
 }
 
-constexpr const char* kKernels = R"(
+constexpr const char* kLoopPassKernels = R"(
 kernel matmul {
   A = input f32[24, 20]
   B = const f32[20, 28]
@@ -381,7 +371,7 @@ int count_all_loops(const LoweredKernel& k) {
 }
 
 TEST(LoopPassesTest, TheCppGeneratorPrintsExactlyTheLoopsLoweringLeft) {
-  Program program = test::parse(kKernels);
+  Program program = test::parse(kLoopPassKernels);
   const CppGenerator cpp;
   const std::regex loop_header(R"(for \(int64_t )");
   int checked = 0;

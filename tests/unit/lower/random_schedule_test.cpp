@@ -20,7 +20,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kKernels = R"(
+constexpr const char* kRandomScheduleKernels = R"(
 kernel matmul {
   A = input f32[12, 10]
   B = input f32[10, 14]
@@ -87,7 +87,7 @@ int schedules_per_kernel() {
   return env ? std::max(1, std::atoi(env)) : 180;
 }
 
-Program load_test_kernels() { return test::parse(kKernels, "random_schedule_test.def"); }
+Program load_test_kernels() { return test::parse(kRandomScheduleKernels, "random_schedule_test.def"); }
 
 TEST(RandomScheduleTest, RandomSchedulesMatchTheNaiveProgram) {
   Program program = load_test_kernels();

@@ -25,14 +25,9 @@
 namespace ansor {
 namespace {
 
-const Target& sm80() {
-  static const Target t = parse_target("cuda:sm_80");
-  return t;
-}
-
 LoweredKernel lower_for(const State& s) {
   LowerOptions options;
-  options.target = sm80();
+  options.target = test::sm80();
   return lower_state(s, "k", options);
 }
 
@@ -142,8 +137,8 @@ TEST(SharedLayoutTest, ALayoutTheScheduleAlignsStaysAsItIs) {
 
 TEST(SharedLayoutTest, NoPaddingTakesALaunchBeyondTheSharedMemory) {
   // As many rows of 32 floats as fit the GPU's shared memory unpadded, and not padded by one.
-  const int64_t rows = sm80().gpu.max_shared_bytes_per_block / (32 * 4) / 32 * 32;
-  ASSERT_GT(rows * 33 * 4, sm80().gpu.max_shared_bytes_per_block);
+  const int64_t rows = test::sm80().gpu.max_shared_bytes_per_block / (32 * 4) / 32 * 32;
+  ASSERT_GT(rows * 33 * 4, test::sm80().gpu.max_shared_bytes_per_block);
   const auto dag = transpose_dag(rows);
   State s(dag);
   s.apply(std::make_shared<CacheReadStep>(0, MemoryScope::Shared, std::vector<int>{1}));
@@ -158,7 +153,7 @@ TEST(SharedLayoutTest, NoPaddingTakesALaunchBeyondTheSharedMemory) {
   s.apply(std::make_shared<AnnotateStep>(1, 1, IterAnnotation::ThreadX));
   const LoweredKernel k = lower_for(s);
   EXPECT_EQ(buffer(k, "A.shared").strides, (std::vector<int64_t>{32, 1})) << to_string(k);
-  EXPECT_LE(k.launches.at(0).shared_bytes, sm80().gpu.max_shared_bytes_per_block);
+  EXPECT_LE(k.launches.at(0).shared_bytes, test::sm80().gpu.max_shared_bytes_per_block);
 }
 
 // An f16 product summed in f32, on tensor cores.
@@ -179,7 +174,7 @@ kernel m {
 // and its fragment loads take a fraction of the passes; the program computes the naive result.
 TEST(SharedLayoutTest, TheDefaultTensorCoreTileRotatesTheRowsOfA) {
   const auto dag = f16_matmul();
-  const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(sm80())));
+  const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(test::sm80())));
   ASSERT_FALSE(k.tensor_calls.empty());
   for (const auto& [loop, call] : k.tensor_calls) EXPECT_TRUE(call.shape.lhs_matrices);
   const Buffer& a = buffer(k, "A.shared");
@@ -199,7 +194,7 @@ TEST(SharedLayoutTest, TheDefaultTensorCoreTileRotatesTheRowsOfA) {
 // unpadded (fewer in most), A's pairs of k are loaded as words, and the result is the naive one.
 TEST(SharedLayoutTest, TensorCoreFragmentsReadPaddedCopiesInFewerPasses) {
   const auto dag = f16_matmul();
-  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(test::sm80());
   const LoweredKernel naive = lower_state(State(dag), "naive");
   const uint64_t seeds = test::kSanitizedBuild ? 3 : 8;
   int fewer = 0;

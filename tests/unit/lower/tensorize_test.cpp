@@ -31,7 +31,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kDef = R"(
+constexpr const char* kTensorizeDef = R"(
 kernel dense_bf16 {
   X = input bf16[6, 12]
   W = const bf16[32, 12]
@@ -59,15 +59,15 @@ const Target& without_them() {
   return t;
 }
 
-std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
-  static const Program program = test::parse(kDef);
+std::shared_ptr<const ComputeDAG> tensorize_dag(const std::string& kernel) {
+  static const Program program = test::parse(kTensorizeDef);
   return test::dag_of(program, kernel);
 }
 
 // The stage's innermost output axis split by `lanes` and its reduction axis `k_axis` by `depth`,
 // the two inner parts last and the lanes tensorized; the const input packed, a padding P inlined.
 State tensorized(const std::string& kernel, const std::string& stage, int k_axis, int64_t lanes, int64_t depth, const std::string& weights) {
-  State s(dag_named(kernel));
+  State s(tensorize_dag(kernel));
   const int st = s.find_stage(stage);
   const int spatial = s.stage(st).num_spatial_roots();
   const int lanes_at = spatial, depth_at = spatial + 2 + k_axis;  // the inner parts, once both are split
@@ -86,15 +86,9 @@ State tensorized(const std::string& kernel, const std::string& stage, int k_axis
   return s;
 }
 
-LoweredKernel lower_for(const State& s, const Target& target) {
-  LowerOptions options;
-  options.target = target;
-  return lower_state(s, "k", options);
-}
-
 // The outputs of `k` equal those of the naive program on the same inputs.
 void expect_naive_result(const std::string& kernel, const LoweredKernel& k) {
-  EXPECT_TRUE(test::computes_like(lower_state(State(dag_named(kernel)), "naive"), k)) << to_string(k);
+  EXPECT_TRUE(test::computes_like(lower_state(State(tensorize_dag(kernel)), "naive"), k)) << to_string(k);
 }
 
 // bf16 bit patterns of values with at most 8 significant bits (exact), and back.
@@ -198,7 +192,7 @@ TEST(TensorizeTest, RowsAreOfferedOnlyToTargetsWithTheirFeatures) {
 
 TEST(TensorizeTest, DenseNestBecomesACallWhereTheTargetHasTheInstruction) {
   const State s = tensorized("dense_bf16", "Y", 0, 16, 2, "W");
-  const LoweredKernel k = lower_for(s, with_dot_products());
+  const LoweredKernel k = test::lower_for(s, with_dot_products());
   ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
   const TensorCall& call = k.tensor_calls.begin()->second;
   EXPECT_EQ(call.intrinsic->name, "avx512bf16_dot2x16");
@@ -209,13 +203,13 @@ TEST(TensorizeTest, DenseNestBecomesACallWhereTheTargetHasTheInstruction) {
   expect_naive_result("dense_bf16", k);
 
   // Without the instruction the same schedule is the loops it names.
-  const LoweredKernel plain = lower_for(s, without_them());
+  const LoweredKernel plain = test::lower_for(s, without_them());
   EXPECT_TRUE(plain.tensor_calls.empty());
   expect_naive_result("dense_bf16", plain);
 }
 
 TEST(TensorizeTest, IntegerQuadsAreSummedExactly) {
-  const LoweredKernel k = lower_for(tensorized("matmul_u8s8", "C", 0, 16, 4, "B"), with_dot_products());
+  const LoweredKernel k = test::lower_for(tensorized("matmul_u8s8", "C", 0, 16, 4, "B"), with_dot_products());
   ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
   EXPECT_EQ(k.tensor_calls.begin()->second.intrinsic->name, "avx512vnni_dot4x16_u8s8");
   expect_naive_result("matmul_u8s8", k);
@@ -223,32 +217,32 @@ TEST(TensorizeTest, IntegerQuadsAreSummedExactly) {
 
 TEST(TensorizeTest, AvxVnniComputesEightLanesOnAvx2Targets) {
   const Target avx2_vnni = parse_target("cpu:x86_64:alderlake:avx2+avxvnni:t2");
-  const LoweredKernel k = lower_for(tensorized("matmul_u8s8", "C", 0, 8, 4, "B"), avx2_vnni);
+  const LoweredKernel k = test::lower_for(tensorized("matmul_u8s8", "C", 0, 8, 4, "B"), avx2_vnni);
   ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
   EXPECT_EQ(k.tensor_calls.begin()->second.intrinsic->name, "avxvnni_dot4x8_u8s8");
   expect_naive_result("matmul_u8s8", k);
   // Sixteen lanes are two ymm calls' worth: no row computes them at once.
-  EXPECT_TRUE(lower_for(tensorized("matmul_u8s8", "C", 0, 16, 4, "B"), avx2_vnni).tensor_calls.empty());
+  EXPECT_TRUE(test::lower_for(tensorized("matmul_u8s8", "C", 0, 16, 4, "B"), avx2_vnni).tensor_calls.empty());
 }
 
 TEST(TensorizeTest, ANestOfAnotherShapeIsNoCall) {
   // Pairs of bf16 summed 4 at a time match no row: the loops stay loops.
-  const LoweredKernel k = lower_for(tensorized("dense_bf16", "Y", 0, 16, 4, "W"), with_dot_products());
+  const LoweredKernel k = test::lower_for(tensorized("dense_bf16", "Y", 0, 16, 4, "W"), with_dot_products());
   EXPECT_TRUE(k.tensor_calls.empty());
   expect_naive_result("dense_bf16", k);
   // Unpacked weights: the lanes' pairs are not consecutive.
-  State unpacked(dag_named("dense_bf16"));
+  State unpacked(tensorize_dag("dense_bf16"));
   const int y = unpacked.find_stage("Y");
   unpacked.apply(std::make_shared<SplitStep>(y, 1, std::vector<int64_t>{16}));
   unpacked.apply(std::make_shared<SplitStep>(y, 3, std::vector<int64_t>{2}));
   unpacked.apply(std::make_shared<ReorderStep>(y, std::vector<int>{0, 1, 3, 2, 4}));
   unpacked.apply(std::make_shared<AnnotateStep>(y, 3, IterAnnotation::Tensorize));
-  EXPECT_TRUE(lower_for(unpacked, with_dot_products()).tensor_calls.empty());
+  EXPECT_TRUE(test::lower_for(unpacked, with_dot_products()).tensor_calls.empty());
 }
 
 TEST(TensorizeTest, PaddedConvolutionCallIsSkippedOnThePadding) {
   // Reductions rh, rw, c: c (2) is the one along which X is contiguous.
-  const LoweredKernel k = lower_for(tensorized("conv_bf16", "Y", 2, 16, 2, "W"), with_dot_products());
+  const LoweredKernel k = test::lower_for(tensorized("conv_bf16", "Y", 2, 16, 2, "W"), with_dot_products());
   ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
   const TensorCall& call = k.tensor_calls.begin()->second;
   ASSERT_NE(call.guard, nullptr);
@@ -258,11 +252,11 @@ TEST(TensorizeTest, PaddedConvolutionCallIsSkippedOnThePadding) {
 
 TEST(TensorizeTest, TheCppGeneratorPrintsTheCall) {
   const State s = tensorized("conv_bf16", "Y", 2, 16, 2, "W");
-  const std::vector<ParamDecl> params = kernel_params(*dag_named("conv_bf16"));
-  const std::string with = emit_cpp_kernel(lower_for(s, with_dot_products()), params, "k");
+  const std::vector<ParamDecl> params = kernel_params(*tensorize_dag("conv_bf16"));
+  const std::string with = emit_cpp_kernel(test::lower_for(s, with_dot_products()), params, "k");
   EXPECT_NE(with.find("if ("), std::string::npos);
   EXPECT_NE(with.find("ansor_rt::dot_bf16x2_f32x16(&X["), std::string::npos) << with;
-  EXPECT_EQ(emit_cpp_kernel(lower_for(s, without_them()), params, "k").find("ansor_rt::dot_"), std::string::npos);
+  EXPECT_EQ(emit_cpp_kernel(test::lower_for(s, without_them()), params, "k").find("ansor_rt::dot_"), std::string::npos);
 }
 
 // An AMX program: the tile product's call with the row strides it was matched with, and the
@@ -282,7 +276,7 @@ kernel dense_tiles {
   SamplerContext ctx = SamplerContext::for_cpu(amx);
   ctx.tensor_intrinsics = {{DType::BF16, DType::BF16, DType::F32, 32, 2, 32}};
   const State s = default_schedule(dag, ctx);
-  const LoweredKernel k = lower_for(s, amx);
+  const LoweredKernel k = test::lower_for(s, amx);
   ASSERT_FALSE(k.tensor_calls.empty()) << to_string(k);
   for (const auto& [loop, call] : k.tensor_calls) {
     EXPECT_EQ(call.intrinsic->name, "amx_bf16_32x32");
@@ -304,7 +298,7 @@ kernel dense_tiles {
     auto* annotate = dynamic_cast<const AnnotateStep*>(step.get());
     if (!annotate || annotate->annotation != IterAnnotation::Parallel) serial.push_back(step);
   }
-  const std::string serial_text = emit_cpp_kernel(lower_for(replay(dag, serial), amx), kernel_params(*dag), "k");
+  const std::string serial_text = emit_cpp_kernel(test::lower_for(replay(dag, serial), amx), kernel_params(*dag), "k");
   EXPECT_EQ(count_of(serial_text, "ansor_rt::amx_begin()"), 1u) << serial_text;
   EXPECT_NE(serial_text.find("if (!(ansor_rt::amx_begin())) return 1;"), std::string::npos) << serial_text;
   EXPECT_EQ(count_of(serial_text, "ansor_rt::amx_end();"), 1u) << serial_text;

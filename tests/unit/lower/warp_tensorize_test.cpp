@@ -29,7 +29,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kDef = R"(
+constexpr const char* kWarpTensorizeDef = R"(
 kernel matmul_f16 {
   A = input f16[64, 32]
   B = input f16[32, 48]
@@ -84,27 +84,16 @@ kernel conv_bf16_nhwc {
 }
 )";
 
-std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
-  static const Program program = test::parse(kDef);
+std::shared_ptr<const ComputeDAG> warp_tensorize_dag(const std::string& kernel) {
+  static const Program program = test::parse(kWarpTensorizeDef);
   return test::dag_of(program, kernel);
-}
-
-const Target& sm80() {
-  static const Target t = parse_target("cuda:sm_80");
-  return t;
-}
-
-LoweredKernel lower_for(const State& s, const Target& target) {
-  LowerOptions options;
-  options.target = target;
-  return lower_state(s, "k", options);
 }
 
 TEST(WarpTensorizeTest, RowsAreOfferedToTensorCoreArchitectures) {
   // f16, bf16 and TF32, 1, 2 or 4 tiles of 16 rows by 1, 2 or 4 tiles of 8 columns per warp.
   ASSERT_EQ(cuda_tensor_intrinsics().size(), 27u);
   EXPECT_TRUE(tensor_intrinsics_for(parse_target("cuda:sm_75")).empty());
-  EXPECT_EQ(tensor_intrinsics_for(sm80()).size(), 27u);
+  EXPECT_EQ(tensor_intrinsics_for(test::sm80()).size(), 27u);
   EXPECT_EQ(tensor_intrinsics_for(parse_target("cuda:sm_90")).size(), 27u);
   for (const TensorIntrinsic* row : tensor_intrinsics_for(parse_target("cpu:x86_64:znver4:avx512+avx512bf16+avx512vnni:t2")))
     EXPECT_EQ(row->warp_m_tiles, 0) << row->name;
@@ -199,18 +188,18 @@ TEST(WarpTensorizeTest, Tf32RowsRoundTheirOperands) {
 // and an NHWC convolution, whose warps' rows are pixels read from the shared copy of its padded
 // input.
 TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
-  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(test::sm80());
   const std::map<std::string, std::pair<DType, std::string>> kernels = {
       {"matmul_f16", {DType::F16, "mma_f16_f32<"}},       {"dense_bf16_relu", {DType::BF16, "mma_bf16_f32<"}},
       {"ragged_f16", {DType::F16, "mma_f16_f32<"}},       {"ragged_bf16_relu", {DType::BF16, "mma_bf16_f32<"}},
       {"ragged_k_f16", {DType::F16, "mma_f16_f32<"}},     {"ragged_k_tf32", {DType::F32, "mma_tf32_f32<"}},
       {"conv_bf16_nhwc", {DType::BF16, "mma_bf16_f32<"}}, {"matmul_tf32", {DType::F32, "mma_tf32_f32<"}}};
   for (const auto& [kernel, expected] : kernels) {
-    const auto dag = dag_named(kernel);
+    const auto dag = warp_tensorize_dag(kernel);
     const LoweredKernel naive = lower_state(State(dag), "naive");
     for (uint64_t seed = 0; seed < (test::kSanitizedBuild ? 3 : 6); ++seed) {
       const State s = random_program(dag, ctx, seed);
-      const LoweredKernel k = lower_for(s, sm80());
+      const LoweredKernel k = test::lower_for(s, test::sm80());
       ASSERT_FALSE(k.tensor_calls.empty()) << kernel << " seed " << seed << "\n" << to_string(k);
       for (const auto& [loop, call] : k.tensor_calls) {
         EXPECT_EQ(call.intrinsic->lhs.dtype, expected.first);
@@ -227,12 +216,12 @@ TEST(WarpTensorizeTest, SampledWarpTilesAreCallsThatComputeTheNaiveResult) {
 // it: A's rows here run on past k's end, so that its shared copy holds A's elements there, not
 // zeros. The kernel is tiled for the f32 pipes, as any kernel without a warp row.
 TEST(WarpTensorizeTest, RaggedReductionsThatOperandsRunPastStayOffTensorCores) {
-  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
-  const auto dag = dag_named("k_short_of_a_row");
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(test::sm80());
+  const auto dag = warp_tensorize_dag("k_short_of_a_row");
   EXPECT_TRUE(tensorize_choices(ctx, State(dag), State(dag).find_stage("C")).empty());
-  EXPECT_FALSE(tensorize_choices(ctx, State(dag_named("ragged_k_f16")), State(dag_named("ragged_k_f16")).find_stage("C")).empty());
+  EXPECT_FALSE(tensorize_choices(ctx, State(warp_tensorize_dag("ragged_k_f16")), State(warp_tensorize_dag("ragged_k_f16")).find_stage("C")).empty());
   for (uint64_t seed = 0; seed < 3; ++seed) {
-    const LoweredKernel k = lower_for(random_program(dag, ctx, seed), sm80());
+    const LoweredKernel k = test::lower_for(random_program(dag, ctx, seed), test::sm80());
     EXPECT_TRUE(k.tensor_calls.empty()) << "seed " << seed;
     EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), k)) << "seed " << seed;
   }
@@ -243,8 +232,8 @@ TEST(WarpTensorizeTest, RaggedReductionsThatOperandsRunPastStayOffTensorCores) {
 // zeros past k's end (40, an edge between whole vectors), printed as one vector copy or zero
 // each; B's rows past k's end are zeros too, each half copied as bits or +0's bits.
 TEST(WarpTensorizeTest, TheFetchOfARaggedReductionStoresZerosPastItsEnd) {
-  const auto dag = dag_named("ragged_k_f16");
-  const LoweredKernel k = lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(sm80())), sm80());
+  const auto dag = warp_tensorize_dag("ragged_k_f16");
+  const LoweredKernel k = test::lower_for(default_schedule(dag, test::gpu_context_with_warp_rows(test::sm80())), test::sm80());
   // k's three steps of 16, unrolled: the third reads 8 rows of zeros.
   ASSERT_EQ(k.tensor_calls.size(), 3u) << to_string(k);
   for (const auto& [loop, call] : k.tensor_calls) EXPECT_EQ(call.guard, nullptr);
@@ -264,10 +253,10 @@ TEST(WarpTensorizeTest, TheFetchOfARaggedReductionStoresZerosPastItsEnd) {
 // no lane holds the fragments the instruction takes from it, so the nest stays loops, which
 // still compute the naive result.
 TEST(WarpTensorizeTest, LanesNumberedOtherwiseStayLoops) {
-  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
-  const auto dag = dag_named("matmul_f16");
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(test::sm80());
+  const auto dag = warp_tensorize_dag("matmul_f16");
   const State s = random_program(dag, ctx, 1);
-  const LoweredKernel k = lower_for(s, sm80());
+  const LoweredKernel k = test::lower_for(s, test::sm80());
   ASSERT_EQ(k.tensor_calls.size(), 1u) << to_string(k);
   // B's columns of lanes t and t + 1: two columns apart in B's shared copy.
   EXPECT_EQ(k.tensor_calls.begin()->second.shape.rhs_lane_stride % 2, 0);
@@ -291,16 +280,16 @@ TEST(WarpTensorizeTest, LanesNumberedOtherwiseStayLoops) {
   ASSERT_TRUE(g < order.size() && t == g + 1) << describe_steps(s);
   std::swap(order[g], order[t]);
   steps[reorder] = std::make_shared<ReorderStep>(consumer, order);
-  const LoweredKernel swapped = lower_for(replay(dag, steps), sm80());
+  const LoweredKernel swapped = test::lower_for(replay(dag, steps), test::sm80());
   EXPECT_TRUE(swapped.tensor_calls.empty()) << to_string(swapped);
   EXPECT_TRUE(test::computes_like(lower_state(State(dag), "naive"), swapped));
 }
 
 // Without tf32(), f32 products are never tensorized: TF32 is only ever the kernel's choice.
 TEST(WarpTensorizeTest, F32ProductsWithoutTf32StayExact) {
-  const SamplerContext ctx = test::gpu_context_with_warp_rows(sm80());
+  const SamplerContext ctx = test::gpu_context_with_warp_rows(test::sm80());
   for (uint64_t seed = 0; seed < 4; ++seed)
-    EXPECT_TRUE(lower_for(random_program(dag_named("matmul_f32"), ctx, seed), sm80()).tensor_calls.empty()) << "seed " << seed;
+    EXPECT_TRUE(test::lower_for(random_program(warp_tensorize_dag("matmul_f32"), ctx, seed), test::sm80()).tensor_calls.empty()) << "seed " << seed;
 }
 
 // sm_75 has no m16n8k16: the same kernel's programs there are the SSSRRSRS tiles of f32 pipes.
@@ -308,7 +297,7 @@ TEST(WarpTensorizeTest, OlderArchitecturesTileWithoutTensorCores) {
   const Target sm75 = parse_target("cuda:sm_75");
   const SamplerContext ctx = test::gpu_context_with_warp_rows(sm75);
   EXPECT_TRUE(ctx.tensor_intrinsics.empty());
-  const LoweredKernel k = lower_for(random_program(dag_named("matmul_f16"), ctx, 0), sm75);
+  const LoweredKernel k = test::lower_for(random_program(warp_tensorize_dag("matmul_f16"), ctx, 0), sm75);
   EXPECT_TRUE(k.tensor_calls.empty());
 }
 

@@ -20,9 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
-constexpr const char* kCompiler = "clang++ (test) -O3";
-
 class CacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -33,10 +30,10 @@ class CacheTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   Record record(double seconds, std::vector<StepPtr> steps = {}) const {
-    return test::make_record(*dag_, kTarget, kCompiler, seconds, std::move(steps));
+    return test::make_record(*dag_, test::kRecordTarget, test::kRecordCompiler, seconds, std::move(steps));
   }
 
-  std::string file() const { return TuningCache(dir_.string()).file_for(kTarget); }
+  std::string file() const { return TuningCache(dir_.string()).file_for(test::kRecordTarget); }
 
   void append_raw(const std::string& text) const {
     fs::create_directories(dir_);
@@ -54,7 +51,7 @@ TEST_F(CacheTest, AppendsAndLoadsRecordsPerTarget) {
   Record other = record(5e-3);
   other.target = "cpu:x86_64:othercpu:avx2:t2";
   cache.append(other);
-  TuningCache::Loaded loaded = cache.load(kTarget);
+  TuningCache::Loaded loaded = cache.load(test::kRecordTarget);
   EXPECT_EQ(loaded.records.size(), 2u);
   EXPECT_TRUE(loaded.warnings.empty());
   EXPECT_EQ(cache.load(other.target).records.size(), 1u);
@@ -70,7 +67,7 @@ TEST_F(CacheTest, SkipsBadLinesWithWarningsAndKeepsTheRest) {
   cache.append(record(2e-3));
   append_raw("{\"v\": 1, \"workload\": \"torn");  // a writer killed mid-line
   cache.append(record(1e-3));                    // closes the torn line first
-  TuningCache::Loaded loaded = cache.load(kTarget);
+  TuningCache::Loaded loaded = cache.load(test::kRecordTarget);
   ASSERT_EQ(loaded.records.size(), 3u);
   ASSERT_EQ(loaded.warnings.size(), 3u) << ::testing::PrintToString(loaded.warnings);
   EXPECT_NE(loaded.warnings[0].find(file() + ":2: skipped"), std::string::npos) << loaded.warnings[0];
@@ -82,7 +79,7 @@ TEST_F(CacheTest, ATornLastLineIsSkippedNotFatal) {
   TuningCache cache(dir_.string());
   cache.append(record(3e-3));
   append_raw(record_to_line(record(1e-3)).substr(0, 40));
-  TuningCache::Loaded loaded = cache.load(kTarget);
+  TuningCache::Loaded loaded = cache.load(test::kRecordTarget);
   EXPECT_EQ(loaded.records.size(), 1u);
   ASSERT_EQ(loaded.warnings.size(), 1u);
   EXPECT_NE(loaded.warnings[0].find("incomplete"), std::string::npos);
@@ -108,7 +105,7 @@ TEST_F(CacheTest, ConcurrentWritersNeverInterleave) {
     ::waitpid(pid, &status, 0);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
-  TuningCache::Loaded loaded = TuningCache(dir_.string()).load(kTarget);
+  TuningCache::Loaded loaded = TuningCache(dir_.string()).load(test::kRecordTarget);
   EXPECT_EQ(loaded.records.size(), static_cast<size_t>(kWriters * kEach));
   EXPECT_TRUE(loaded.warnings.empty()) << loaded.warnings.front();
 }
@@ -141,7 +138,7 @@ TEST_F(CacheTest, KillNineDuringAppendsLosesNothingFinished) {
     while ((n = ::read(fds[0], buf, sizeof(buf))) > 0) finished_before_last_kill += static_cast<size_t>(n);
     ::close(fds[0]);
   }
-  TuningCache::Loaded loaded = TuningCache(dir_.string()).load(kTarget);
+  TuningCache::Loaded loaded = TuningCache(dir_.string()).load(test::kRecordTarget);
   // Every append that returned is there; at most one torn line per kill is skipped.
   EXPECT_GE(loaded.records.size(), finished_before_last_kill);
   EXPECT_LE(loaded.warnings.size(), 12u);
@@ -152,26 +149,26 @@ TEST_F(CacheTest, AFileIsReadOncePerRunAndTheRunsOwnAppendsAreKept) {
   TuningCache cache(dir_.string());
   cache.append(record(3e-3));
   TuningCache copy = cache;  // the tuner's, the cost model's: one set of records
-  ASSERT_EQ(cache.load(kTarget).records.size(), 1u);
+  ASSERT_EQ(cache.load(test::kRecordTarget).records.size(), 1u);
   // Another process appends: this run goes on with the records it read; the next run sees it.
   TuningCache(dir_.string()).append(record(2e-3));
-  EXPECT_EQ(copy.load(kTarget).records.size(), 1u);
-  EXPECT_EQ(TuningCache(dir_.string()).load(kTarget).records.size(), 2u);
+  EXPECT_EQ(copy.load(test::kRecordTarget).records.size(), 1u);
+  EXPECT_EQ(TuningCache(dir_.string()).load(test::kRecordTarget).records.size(), 2u);
   // The run's own appends are seen by every copy.
   copy.append(record(1e-3));
-  EXPECT_EQ(cache.load(kTarget).records.size(), 2u);
-  EXPECT_DOUBLE_EQ(cache.load(kTarget).records.back().seconds, 1e-3);
+  EXPECT_EQ(cache.load(test::kRecordTarget).records.size(), 2u);
+  EXPECT_DOUBLE_EQ(cache.load(test::kRecordTarget).records.back().seconds, 1e-3);
   Record other_workload = record(1e-3);
   other_workload.workload_key = "ffffffffffffffffffffffffffffffff";
   cache.append(other_workload);
-  EXPECT_EQ(cache.load(kTarget, dag_->workload_key()).size(), 2u);
-  EXPECT_EQ(cache.load(kTarget, other_workload.workload_key).size(), 1u);
+  EXPECT_EQ(cache.load(test::kRecordTarget, dag_->workload_key()).size(), 2u);
+  EXPECT_EQ(cache.load(test::kRecordTarget, other_workload.workload_key).size(), 1u);
   // A new target's first record lists it.
-  EXPECT_EQ(cache.targets(), std::vector<std::string>{kTarget});
+  EXPECT_EQ(cache.targets(), std::vector<std::string>{test::kRecordTarget});
   Record other_target = record(1e-3);
   other_target.target = "cpu:x86_64:othercpu:avx2:t2";
   copy.append(other_target);
-  EXPECT_EQ(cache.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t2", kTarget}));
+  EXPECT_EQ(cache.targets(), (std::vector<std::string>{"cpu:x86_64:othercpu:avx2:t2", test::kRecordTarget}));
 }
 
 }  // namespace

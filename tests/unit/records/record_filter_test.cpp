@@ -14,18 +14,15 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
-constexpr const char* kCompiler = "clang++ (test) -O3";
-
 class RecordFilterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dag_ = test::dag_of(test::parse("kernel k { A = input f32[16, 8]\n B = input f32[8, 12]\n C = matmul(A, B) }"), "k");
-    scope_ = {dag_, kTarget, kCompiler};
+    scope_ = {dag_, test::kRecordTarget, test::kRecordCompiler};
   }
 
   Record record(double seconds, std::vector<StepPtr> steps = {}) const {
-    return test::make_record(*dag_, kTarget, kCompiler, seconds, std::move(steps));
+    return test::make_record(*dag_, test::kRecordTarget, test::kRecordCompiler, seconds, std::move(steps));
   }
 
   static StepPtr split_i() { return std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{4}); }
@@ -87,7 +84,7 @@ TEST_F(RecordFilterTest, IdentityIsCheckedBeforeReplaying) {
 
 TEST_F(RecordFilterTest, RecordsOfACompilerThatReplaysBelongToTheTask) {
   // What the tuner counts as tried: the rule of record_match.h, not the exact text.
-  const RecordScope clang{dag_, kTarget, "Debian clang version 14.0.6 -O3 -march=native"};
+  const RecordScope clang{dag_, test::kRecordTarget, "Debian clang version 14.0.6 -O3 -march=native"};
   Record r = record(1e-3, {split_i()});
   r.compiler = "Debian clang version 14.0.6 -march=native -O3 -O3";
   EXPECT_TRUE(check_record(r, clang).usable());

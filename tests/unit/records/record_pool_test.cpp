@@ -19,9 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
 constexpr const char* kOtherTarget = "cpu:x86_64:othercpu:avx512:t2";
-constexpr const char* kCompiler = "clang++ (test) -O3";
 
 class RecordPoolTest : public ::testing::Test {
  protected:
@@ -39,8 +37,8 @@ class RecordPoolTest : public ::testing::Test {
     return {std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{i_factors[n % 5]}),
             std::make_shared<SplitStep>(2, 2, std::vector<int64_t>{j_factors[n / 5 % 6]})};
   }
-  Record record(double seconds, int schedule_number, int64_t timestamp, const std::string& target = kTarget) const {
-    Record r = test::make_record(*dag_, target, kCompiler, seconds, schedule(schedule_number));
+  Record record(double seconds, int schedule_number, int64_t timestamp, const std::string& target = test::kRecordTarget) const {
+    Record r = test::make_record(*dag_, target, test::kRecordCompiler, seconds, schedule(schedule_number));
     r.timestamp = timestamp;
     r.generator_version = "9.9.9";
     return r;
@@ -70,25 +68,25 @@ TEST_F(RecordPoolTest, MergeIsTheUnionOfTheInputsWithEachRecordOnce) {
   b.append(record(3e-3, 2, 3, kOtherTarget));
   out.append(record(5e-3, 3, 0));  // the output's own record stays first
 
-  MergeReport report = merge_records(out.dir(), {a.dir(), b.dir(), a.file_for(kTarget)});
+  MergeReport report = merge_records(out.dir(), {a.dir(), b.dir(), a.file_for(test::kRecordTarget)});
   EXPECT_EQ(report.read, 6u);
   EXPECT_EQ(report.added, 3u);
   EXPECT_EQ(report.duplicates, 3u) << "b's copy of a's record, and a's file named again";
   EXPECT_TRUE(report.skipped.empty());
-  std::vector<Record> mine = TuningCache(out.dir()).load(kTarget).records;
+  std::vector<Record> mine = TuningCache(out.dir()).load(test::kRecordTarget).records;
   ASSERT_EQ(mine.size(), 3u);
   EXPECT_EQ(mine[0].seconds, 5e-3);
   EXPECT_EQ(TuningCache(out.dir()).load(kOtherTarget).records.size(), 1u);
 
   MergeReport again = merge_records(out.dir(), {a.dir(), b.dir()});
   EXPECT_EQ(again.added, 0u) << "merging the same inputs again adds nothing";
-  EXPECT_EQ(lines_of(out.file_for(kTarget)).size(), 3u);
+  EXPECT_EQ(lines_of(out.file_for(test::kRecordTarget)).size(), 3u);
 }
 
 TEST_F(RecordPoolTest, MergeKeepsEveryGoodRecordOfADamagedInputAndReportsTheBadLines) {
   TuningCache shard(cache_dir("shard"));
   for (int n = 0; n < 4; ++n) shard.append(record(1e-3 * (n + 1), n, n));
-  const std::string file = shard.file_for(kTarget);
+  const std::string file = shard.file_for(test::kRecordTarget);
   std::vector<std::string> lines = lines_of(file);
   {
     std::ofstream rewrite(file, std::ios::trunc);
@@ -100,7 +98,7 @@ TEST_F(RecordPoolTest, MergeKeepsEveryGoodRecordOfADamagedInputAndReportsTheBadL
   ASSERT_EQ(report.skipped.size(), 2u);
   EXPECT_NE(report.skipped[0].find(file + ":3: skipped"), std::string::npos) << report.skipped[0];
   EXPECT_NE(report.skipped[1].find(file + ":6: skipped: the line is incomplete"), std::string::npos) << report.skipped[1];
-  EXPECT_EQ(TuningCache(cache_dir("out")).load(kTarget).records.size(), 4u);
+  EXPECT_EQ(TuningCache(cache_dir("out")).load(test::kRecordTarget).records.size(), 4u);
 }
 
 TEST_F(RecordPoolTest, MergeRefusesAMissingInput) {
@@ -129,7 +127,7 @@ TEST_F(RecordPoolTest, MergingWhileATunerAppendsLosesNothing) {
   ASSERT_EQ(::waitpid(tuner, &status, 0), tuner);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   merge_records(out_dir, {shard.dir()});
-  TuningCache::Loaded merged = TuningCache(out_dir).load(kTarget);
+  TuningCache::Loaded merged = TuningCache(out_dir).load(test::kRecordTarget);
   EXPECT_TRUE(merged.warnings.empty());
   EXPECT_EQ(merged.records.size(), static_cast<size_t>(kAppends + 30 + 20)) << "every append and every shard record";
   std::set<int64_t> appended;
@@ -153,9 +151,9 @@ TEST_F(RecordPoolTest, DistillKeepsTheRecordsABuildChoosesAmongAndASpreadForTheC
   unreplayable.steps = {std::make_shared<SplitStep>(9, 0, std::vector<int64_t>{2})};
   cache.append(unreplayable);
 
-  const RecordScope scope{dag_, kTarget, kCompiler};
+  const RecordScope scope{dag_, test::kRecordTarget, test::kRecordCompiler};
   std::vector<std::string> warnings;
-  std::vector<ReplayedRecord> before = best_records(TuningCache(cache.dir()).load(kTarget).records, scope, kBestRecordsTried, warnings);
+  std::vector<ReplayedRecord> before = best_records(TuningCache(cache.dir()).load(test::kRecordTarget).records, scope, kBestRecordsTried, warnings);
 
   DistillReport report = distill_records(cache.dir(), cache_dir("distilled"), DistillOptions{4, 3});
   ASSERT_EQ(report.files.size(), 1u);
@@ -166,7 +164,7 @@ TEST_F(RecordPoolTest, DistillKeepsTheRecordsABuildChoosesAmongAndASpreadForTheC
   EXPECT_EQ(f.workloads, 1u);
   EXPECT_EQ(report.skipped.size(), 1u) << "the record that does not replay";
 
-  std::vector<Record> kept = TuningCache(cache_dir("distilled")).load(kTarget).records;
+  std::vector<Record> kept = TuningCache(cache_dir("distilled")).load(test::kRecordTarget).records;
   std::vector<ReplayedRecord> after = best_records(kept, scope, kBestRecordsTried, warnings);
   ASSERT_EQ(after.size(), before.size());
   for (size_t i = 0; i < before.size(); ++i) {
@@ -175,11 +173,11 @@ TEST_F(RecordPoolTest, DistillKeepsTheRecordsABuildChoosesAmongAndASpreadForTheC
   for (const Record& r : kept) EXPECT_TRUE(r.ok()) << "failed records go";
   // The spread: the slowest usable schedule is among them.
   EXPECT_TRUE(std::any_of(kept.begin(), kept.end(), [](const Record& r) { return r.seconds == 30e-3; }));
-  EXPECT_EQ(TuningCache(cache.dir()).load(kTarget).records.size(), 34u) << "--out leaves the cache as it was";
+  EXPECT_EQ(TuningCache(cache.dir()).load(test::kRecordTarget).records.size(), 34u) << "--out leaves the cache as it was";
 
   DistillReport in_place = distill_records(cache.dir(), "", DistillOptions{4, 3});
-  EXPECT_EQ(normalised(TuningCache(cache.dir()).load(kTarget).records), normalised(kept));
-  EXPECT_EQ(in_place.files.at(0).file, cache.file_for(kTarget));
+  EXPECT_EQ(normalised(TuningCache(cache.dir()).load(test::kRecordTarget).records), normalised(kept));
+  EXPECT_EQ(in_place.files.at(0).file, cache.file_for(test::kRecordTarget));
 }
 
 TEST_F(RecordPoolTest, StatsCountTrialsAndTheBestTimePerTargetAndKernel) {
@@ -196,7 +194,7 @@ TEST_F(RecordPoolTest, StatsCountTrialsAndTheBestTimePerTargetAndKernel) {
 
   std::vector<TargetStats> stats = cache_stats({cache.dir()});
   ASSERT_EQ(stats.size(), 2u);
-  const TargetStats& mine = stats[1].target == kTarget ? stats[1] : stats[0];
+  const TargetStats& mine = stats[1].target == test::kRecordTarget ? stats[1] : stats[0];
   EXPECT_EQ(mine.trials, 3u);
   EXPECT_EQ(mine.failed, 1u);
   ASSERT_EQ(mine.workloads.size(), 1u);

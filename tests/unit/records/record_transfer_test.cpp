@@ -14,16 +14,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kTarget = "cpu:x86_64:testcpu:avx2:t2";
-constexpr const char* kCompiler = "clang++ (test) -O3";
-
 std::shared_ptr<const ComputeDAG> matmul(int m, int n, int k) {
   return test::dag_of(test::parse(fmt::format("kernel k {{ A = input f32[{0}, {2}]\n B = input f32[{2}, {1}]\n C = matmul(A, B) }}", m, n, k)), "k");
 }
 
 // A record of `dag` whose schedule splits the rows by `rows`.
-Record split_record(const ComputeDAG& dag, int64_t rows, double seconds, const std::string& target = kTarget) {
-  return test::make_record(dag, target, kCompiler, seconds, {std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{rows})});
+Record split_record(const ComputeDAG& dag, int64_t rows, double seconds, const std::string& target = test::kRecordTarget) {
+  return test::make_record(dag, target, test::kRecordCompiler, seconds, {std::make_shared<SplitStep>(2, 0, std::vector<int64_t>{rows})});
 }
 
 int64_t rows_of(const TransferredRecord& t) { return std::dynamic_pointer_cast<const SplitStep>(t.state.steps().at(0))->lengths.at(0); }
@@ -54,7 +51,7 @@ TEST_F(RecordTransferTest, ClosestShapesFirstEachGivingItsFastestInTurn) {
   cache.append(split_record(*own, 1, 1e-6));  // the kernel's own: not a transfer
   auto relu = test::dag_of(test::parse("kernel k { A = input f32[32, 32]\n B = input f32[32, 64]\n C = relu(matmul(A, B)) }"), "k");
   cache.append(split_record(*relu, 32, 1e-7));  // another computation
-  std::vector<TransferredRecord> found = transferred_records(cache, {own, kTarget, kCompiler}, 8);
+  std::vector<TransferredRecord> found = transferred_records(cache, {own, test::kRecordTarget, test::kRecordCompiler}, 8);
   ASSERT_EQ(found.size(), 4u);
   // near's best, far's best (16 adapted to 32 rows: kept), near's second, far's second.
   EXPECT_EQ(rows_of(found[0]), 8);
@@ -64,7 +61,7 @@ TEST_F(RecordTransferTest, ClosestShapesFirstEachGivingItsFastestInTurn) {
   EXPECT_EQ(found[0].record.workload_key, near->workload_key());
   EXPECT_NEAR(found[0].gflops, near->flop_count() / 1e-6 / 1e9, 1e-6);
   for (const TransferredRecord& t : found) EXPECT_EQ(t.state.dag().workload_key(), own->workload_key());
-  EXPECT_EQ(transferred_records(cache, {own, kTarget, kCompiler}, 1).size(), 1u);
+  EXPECT_EQ(transferred_records(cache, {own, test::kRecordTarget, test::kRecordCompiler}, 1).size(), 1u);
 }
 
 TEST_F(RecordTransferTest, SchedulesThatMapToTheSameOneCountOnce) {
@@ -74,7 +71,7 @@ TEST_F(RecordTransferTest, SchedulesThatMapToTheSameOneCountOnce) {
   // Both split lengths shrink to 8 on 8 rows.
   cache.append(split_record(*other, 16, 1e-6));
   cache.append(split_record(*other, 32, 2e-6));
-  EXPECT_EQ(transferred_records(cache, {own, kTarget, kCompiler}, 8).size(), 1u);
+  EXPECT_EQ(transferred_records(cache, {own, test::kRecordTarget, test::kRecordCompiler}, 8).size(), 1u);
 }
 
 TEST_F(RecordTransferTest, ARecordWhoseLengthsDoNotDivideGivesBothFits) {
@@ -82,11 +79,11 @@ TEST_F(RecordTransferTest, ARecordWhoseLengthsDoNotDivideGivesBothFits) {
   auto other = matmul(64, 8, 8);
   TuningCache cache(dir_.string());
   cache.append(split_record(*other, 16, 1e-6));
-  std::vector<TransferredRecord> found = transferred_records(cache, {own, kTarget, kCompiler}, 8);
+  std::vector<TransferredRecord> found = transferred_records(cache, {own, test::kRecordTarget, test::kRecordCompiler}, 8);
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(rows_of(found[0]), 12);  // the divisor of 24 nearest to 16
   EXPECT_EQ(rows_of(found[1]), 16);  // ragged: 2 x 16 cover 24
-  EXPECT_EQ(transferred_records(cache, {own, kTarget, kCompiler}, 1).size(), 1u);
+  EXPECT_EQ(transferred_records(cache, {own, test::kRecordTarget, test::kRecordCompiler}, 1).size(), 1u);
 }
 
 TEST_F(RecordTransferTest, TheBestServingTargetWithRecordsAndNoOtherIsa) {
@@ -94,9 +91,9 @@ TEST_F(RecordTransferTest, TheBestServingTargetWithRecordsAndNoOtherIsa) {
   auto other = matmul(64, 64, 64);
   TuningCache cache(dir_.string());
   cache.append(split_record(*other, 4, 1e-6, "cpu:x86_64:testcpu:avx512:t2"));  // another ISA serves nothing
-  EXPECT_TRUE(transferred_records(cache, {own, kTarget, kCompiler}, 8).empty());
+  EXPECT_TRUE(transferred_records(cache, {own, test::kRecordTarget, test::kRecordCompiler}, 8).empty());
   cache.append(split_record(*other, 2, 1e-6, "cpu:x86_64:othercpu:avx2:t2"));
-  std::vector<TransferredRecord> found = transferred_records(TuningCache(dir_.string()), {own, kTarget, kCompiler}, 8);
+  std::vector<TransferredRecord> found = transferred_records(TuningCache(dir_.string()), {own, test::kRecordTarget, test::kRecordCompiler}, 8);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(rows_of(found[0]), 2);
 }

@@ -23,7 +23,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kKernels = R"(
+constexpr const char* kAnnotationKernels = R"(
 kernel matmul {
   A = input f32[24, 16]
   B = const f32[16, 20]
@@ -76,7 +76,7 @@ kernel ragged_matmul {
 }
 )";
 
-Program load_kernels() { return test::parse(kKernels, "annotation_test.def"); }
+Program load_kernels() { return test::parse(kAnnotationKernels, "annotation_test.def"); }
 
 std::vector<std::vector<double>> inputs_for(const LoweredKernel& k) { return test::random_args(k, 3); }
 

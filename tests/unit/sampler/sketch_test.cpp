@@ -15,7 +15,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kKernels = R"(
+constexpr const char* kSketchKernels = R"(
 kernel matmul {
   A = input f32[64, 32]
   B = input f32[32, 48]
@@ -74,7 +74,7 @@ kernel batch_matmul {
 class SketchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    program_ = test::parse(kKernels, "sketch_test.def");
+    program_ = test::parse(kSketchKernels, "sketch_test.def");
     ctx_.parallelism = 2;
   }
 

@@ -29,7 +29,7 @@
 namespace ansor {
 namespace {
 
-constexpr const char* kDef = R"(
+constexpr const char* kTensorizeSketchDef = R"(
 kernel dense_bias_relu_bf16 {
   X = input bf16[20, 24]
   W = const bf16[48, 24]
@@ -100,7 +100,7 @@ SamplerContext context_with_intrinsics() {
 }
 
 std::shared_ptr<const ComputeDAG> dag_named(const std::string& kernel) {
-  static const Program program = test::parse(kDef);
+  static const Program program = test::parse(kTensorizeSketchDef);
   return test::dag_of(program, kernel);
 }
 

@@ -12,7 +12,8 @@
 namespace ansor {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+// The time of a kernel with no successful measurement.
+constexpr double kUnmeasured = std::numeric_limits<double>::infinity();
 
 // Best latency after r rounds: from `start` towards `floor`, e-folding every `tau` rounds (the
 // first round finds `start`); nothing new to try after `max_rounds`.
@@ -26,7 +27,7 @@ class CurveTask : public SchedulerTask {
     trials_ += n;
     return n;
   }
-  double best_seconds() const override { return rounds_ == 0 ? kInf : floor_ + (start_ - floor_) * std::exp(-(rounds_ - 1) / tau_); }
+  double best_seconds() const override { return rounds_ == 0 ? kUnmeasured : floor_ + (start_ - floor_) * std::exp(-(rounds_ - 1) / tau_); }
   double flop_count() const override { return flops_; }
   int rounds() const { return rounds_; }
   int trials() const { return trials_; }
@@ -100,7 +101,7 @@ TEST(TaskSchedulerTest, WeightedLatencyIsTheSumOverNetworksOfWeightedLatencies) 
   std::vector<CurveTask> tasks = {CurveTask(2e-3, 1e-3, 1), CurveTask(3e-3, 1e-3, 1)};
   std::vector<SchedulerNetwork> networks = {{"a", {{0, 2}, {1, 1}}, std::nullopt, std::nullopt}, {"b", {{1, 4}}, std::nullopt, std::nullopt}};
   TaskScheduler scheduler(pointers(tasks), {}, networks, {}, {});
-  EXPECT_EQ(scheduler.objective_value(), kInf);
+  EXPECT_EQ(scheduler.objective_value(), kUnmeasured);
   scheduler.run(32);  // the warm-up round of each
   EXPECT_DOUBLE_EQ(scheduler.objective_value(), 2 * 2e-3 + 1 * 3e-3 + 4 * 3e-3);
 }
@@ -214,7 +215,7 @@ class FailingTask : public SchedulerTask {
     ++rounds;
     return n;
   }
-  double best_seconds() const override { return kInf; }
+  double best_seconds() const override { return kUnmeasured; }
   double flop_count() const override { return 1e9; }
   int rounds = 0;
 };
